@@ -63,9 +63,130 @@ typedef struct {
     bertl14_dtype_t dtype;
 } bertl14_tensor_t;
 
-/* The API (bertl14_init, bertl14_tokenize, bertl14_encode, bertl14_get_last_hidden_state,
- * bertl14_dump_tensor, the context forms, the classifier and bertl14_required_work_buffer_size)
- * is declared below by the library. */
+/** Output hook: bertl14_dump_tensor() writes its text through it (e.g. to a UART). */
+typedef void (*bertl14_write_fn)(const char *text, size_t len, void *user);
+
+/** Work-buffer plan: byte offsets of every activation, computed once at init (see bertl14_ctx_t). */
+typedef struct {
+    uint32_t h;          /**< int8 [max_seq][hidden]: the residual stream / layer input */
+    uint32_t h_scale;    /**< uint32 [max_seq]: row scales of h */
+    uint32_t k;          /**< int8 [max_seq][attn]: keys of all tokens, row-quantized per head */
+    uint32_t k_scale;    /**< uint32 [max_seq][heads] */
+    uint32_t v;          /**< int8 [max_seq][attn]: values */
+    uint32_t v_scale;    /**< uint32 [max_seq][heads] */
+    uint32_t x16;        /**< int16 [block][max(hidden, attn, inter)]: matmul input rows */
+    uint32_t x_scale;    /**< uint32 [block]: their row scales */
+    uint32_t q16;        /**< int16 [block][attn]: Q/K/V projection output */
+    uint32_t q8;         /**< int8 [block][attn]: queries, row-quantized per head */
+    uint32_t q_scale;    /**< uint32 [block][heads] */
+    uint32_t ctx16;      /**< int16 [block][attn]: attention context */
+    uint32_t scores;     /**< int32 [max_seq]: one query row's scores */
+    uint32_t probs;      /**< uint8 [max_seq]: its probabilities */
+    uint32_t y32;        /**< int32 [block][max(hidden, labels)]: sublayer output / residual sum */
+    uint32_t ln16;       /**< int16 [block][hidden]: LayerNorm output */
+    uint32_t h1;         /**< int8 [block][hidden]: attention block output (FFN residual) */
+    uint32_t h1_scale;   /**< uint32 [block] */
+    uint32_t up16;       /**< int16 [block][inter]: FFN up / GELU / its quantized form */
+    uint32_t total;      /**< bytes */
+} bertl14_plan_t;
+
+/** Model dimensions read from the weights blob at init. */
+typedef struct {
+    uint32_t hidden, num_layers, num_heads, head_dim, intermediate;
+    uint32_t max_heads_kept;   /**< widest attention after pruning */
+    uint32_t max_position, vocab_size, num_labels;
+    uint32_t flags;            /**< blob flags (INT4 embeddings, classifier present, ...) */
+} bertl14_dims_t;
+
+/**
+ * A bertl14 instance. Fields are internal (read-only for applications); allocate one statically
+ * and pass it to the bertl14_ctx_* calls. All activations live in the work buffer it points to.
+ */
+typedef struct {
+    uint32_t initialized;        /**< magic once bertl14_ctx_init succeeded */
+    bertl14_config_t config;
+    bertl14_dims_t dims;
+    bertl14_plan_t plan;
+    const int16_t *layers;       /**< first layer record in the weights blob */
+    const int16_t *head;         /**< embeddings/pooler/classifier records (see model format) */
+    const void *model;           /**< parsed model header (internal) */
+    uint32_t seq_len;            /**< tokens of the last successful encode (0: none yet) */
+    bertl14_write_fn write;
+    void *write_user;
+    uint32_t internal[64];       /**< parsed blob offsets (internal) */
+} bertl14_ctx_t;
+
+/** Result of bertl14_classify(). */
+typedef struct {
+    uint32_t label;              /**< index of the first largest logit */
+    uint32_t score_q16;          /**< softmax probability of label in Q16 (65535 ~ 1.0) */
+    uint32_t score_milli;        /**< the same in thousandths: (score_q16 * 1000 + 32768) >> 16 */
+    const int32_t *logits;       /**< num_labels logits in Q10 (view into the work buffer) */
+    uint32_t num_labels;
+} bertl14_classification_t;
+
+/* ---- seed-style calls (one default context set up by bertl14_init) ----------------------- */
+
+/** Validate the configuration and the model data and plan the work buffer (seed 3.1).
+ *  @return BERTL14_OK, BERTL14_ERR_NULL_POINTER, BERTL14_ERR_INVALID_CONFIG, BERTL14_ERR_BUFFER_TOO_SMALL */
+bertl14_status_t bertl14_init(const bertl14_config_t *config);
+
+/** WordPiece tokenization: [CLS] ... [SEP] ids into tokens (capacity max_tokens).
+ *  @return BERTL14_OK, BERTL14_ERR_TOKEN_OVERFLOW (truncated, usable), BERTL14_ERR_INVALID_UTF8, ... */
+bertl14_status_t bertl14_tokenize(const char *text, int32_t *tokens, uint32_t *token_count, uint32_t max_tokens);
+
+/** Run the encoder; output becomes a view of the INT8 [CLS] row {1, 1, hidden, 1} in the work buffer.
+ *  Its real value is q * bertl14_row_scale(...) (see bertl14_ctx_output_scale). */
+bertl14_status_t bertl14_encode(const int32_t *input_ids, uint32_t seq_len, bertl14_tensor_t *output);
+
+/** View of the last layer's INT8 rows of every token {1, seq_len, hidden, 1} of the last encode. */
+bertl14_status_t bertl14_get_last_hidden_state(bertl14_tensor_t *output);
+
+/** Write `NAME: 0x1a,0xff,...\n` (the tensor's bytes) through the output hook. */
+bertl14_status_t bertl14_dump_tensor(const bertl14_tensor_t *tensor, const char *name);
+
+/** Register the output hook of the default context (may be called before bertl14_init). */
+bertl14_status_t bertl14_set_output_hook(bertl14_write_fn write, void *user);
+
+/** Pooler + classifier on the last encode's [CLS] row. */
+bertl14_status_t bertl14_classify(bertl14_classification_t *result);
+
+/** Label name of class idx of the default context's model ("" if out of range or none). */
+const char *bertl14_label_name(uint32_t idx);
+
+/** The default context (for the bertl14_ctx_* calls, e.g. to read scales). */
+bertl14_ctx_t *bertl14_default_ctx(void);
+
+/* ---- explicit-context forms ---------------------------------------------------------------- */
+
+bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *config);
+bertl14_status_t bertl14_ctx_tokenize(const bertl14_ctx_t *ctx, const char *text, int32_t *tokens,
+                                      uint32_t *token_count, uint32_t max_tokens);
+bertl14_status_t bertl14_ctx_encode(bertl14_ctx_t *ctx, const int32_t *input_ids, uint32_t seq_len,
+                                    bertl14_tensor_t *output);
+bertl14_status_t bertl14_ctx_get_last_hidden_state(const bertl14_ctx_t *ctx, bertl14_tensor_t *output);
+bertl14_status_t bertl14_ctx_dump_tensor(const bertl14_ctx_t *ctx, const bertl14_tensor_t *tensor, const char *name);
+bertl14_status_t bertl14_ctx_set_output_hook(bertl14_ctx_t *ctx, bertl14_write_fn write, void *user);
+bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification_t *result);
+const char *bertl14_ctx_label_name(const bertl14_ctx_t *ctx, uint32_t idx);
+
+/** Row scale s of token row `token` of the last encode's INT8 output (real = q * s * 2^-(F + 8)),
+ *  and the fixed-point exponent F of that output. */
+bertl14_status_t bertl14_ctx_output_scale(const bertl14_ctx_t *ctx, uint32_t token, uint32_t *scale,
+                                          int32_t *frac_bits);
+
+/** Model dimensions of an initialised context. */
+bertl14_status_t bertl14_ctx_dims(const bertl14_ctx_t *ctx, bertl14_dims_t *dims);
+
+/* ---- sizing and diagnostics --------------------------------------------------------------- */
+
+/** Exact work-buffer bytes bertl14_init needs for this model at max_seq_len (0 if the weights
+ *  are not a bertl14 model or max_seq_len is out of range). */
+uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t max_seq_len);
+
+/** A short English description of a status code. */
+const char *bertl14_status_str(bertl14_status_t status);
+
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,66 @@
+/**
+ * @file bertl14_acle_emul.h
+ * @brief The ACLE DSP intrinsics the kernels use: the real ones on a Cortex-M with the DSP
+ *        extension, a bit-exact C emulation everywhere else (so the DSP code paths run and are
+ *        tested on the host too).
+ */
+#ifndef BERTL14_ACLE_EMUL_H
+#define BERTL14_ACLE_EMUL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(BERTL14_FORCE_ACLE_EMUL)
+#include <arm_acle.h>
+#define BERTL14_ACLE_NATIVE 1
+#else
+#define BERTL14_ACLE_NATIVE 0
+
+/* SMLAD: acc + lo(x)*lo(y) + hi(x)*hi(y) (16-bit signed halves, 32-bit wrapping sum). */
+static inline int32_t __smlad(uint32_t x, uint32_t y, int32_t acc)
+{
+    int32_t p0 = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(y & 0xFFFFu);
+    int32_t p1 = (int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(y >> 16);
+    return (int32_t)((uint32_t)acc + (uint32_t)p0 + (uint32_t)p1);
+}
+
+/* SMLALD: 64-bit acc + lo*lo + hi*hi. */
+static inline int64_t __smlald(uint32_t x, uint32_t y, int64_t acc)
+{
+    int32_t p0 = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(y & 0xFFFFu);
+    int32_t p1 = (int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(y >> 16);
+    return acc + p0 + p1;
+}
+
+/* SXTB16: sign-extend bytes 0 and 2 into the two halfwords. */
+static inline uint32_t __sxtb16(uint32_t x)
+{
+    uint32_t lo = (uint32_t)(uint16_t)(int16_t)(int8_t)(x & 0xFFu);
+    uint32_t hi = (uint32_t)(uint16_t)(int16_t)(int8_t)((x >> 16) & 0xFFu);
+    return lo | (hi << 16);
+}
+
+/* SSAT: saturate to a signed `bits`-bit range. */
+static inline int32_t __ssat(int32_t x, uint32_t bits)
+{
+    int32_t hi = (int32_t)((1u << (bits - 1u)) - 1u);
+    int32_t lo = -hi - 1;
+    return x > hi ? hi : (x < lo ? lo : x);
+}
+#endif
+
+/* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
+static inline uint32_t bertl14_ror8(uint32_t x)
+{
+    return (x >> 8) | (x << 24);
+}
+
+/* Unaligned-safe 32-bit loads (one LDR on Cortex-M7). */
+static inline uint32_t bertl14_ld32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#endif /* BERTL14_ACLE_EMUL_H */

@@ -1,0 +1,42 @@
+/* Attention scores of one query row, one head (docs/numerics.md "Attention"). */
+#include "bertl14_kernels.h"
+#include "bertl14_acle_emul.h"
+
+void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint32_t k_stride,
+                            const uint32_t *sk, uint32_t sk_stride, uint32_t n, uint32_t d,
+                            int32_t shift, int32_t *scores)
+{
+#if defined(BERTL14_USE_DSP)
+    /* query widened once, in SXTB16 order: (q0,q2), (q1,q3) per group of four */
+    uint32_t qe[64], qo[64];
+    const uint32_t groups = d / 4u;
+    const int use_simd = (d % 4u == 0u) && groups <= 64u;
+    if (use_simd) {
+        for (uint32_t g = 0; g < groups; g++) {
+            uint32_t wq = bertl14_ld32(q + 4 * g);
+            qe[g] = __sxtb16(wq);
+            qo[g] = __sxtb16(bertl14_ror8(wq));
+        }
+    }
+#endif
+    for (uint32_t u = 0; u < n; u++) {
+        const int8_t *ku = k + u * k_stride;
+        int32_t acc = 0;
+#if defined(BERTL14_USE_DSP)
+        if (use_simd) {
+            for (uint32_t g = 0; g < groups; g++) {
+                uint32_t wk = bertl14_ld32(ku + 4 * g);
+                acc = __smlad(qe[g], __sxtb16(wk), acc);
+                acc = __smlad(qo[g], __sxtb16(bertl14_ror8(wk)), acc);
+            }
+        } else
+#endif
+        {
+            for (uint32_t i = 0; i < d; i++) {
+                acc += (int32_t)q[i] * (int32_t)ku[i];
+            }
+        }
+        /* scale product < 2^34, |acc| < 2^21 for d <= 128: int64 */
+        scores[u] = (int32_t)bertl14_rsr((int64_t)acc * ((uint64_t)sq * sk[u * sk_stride]), shift);
+    }
+}

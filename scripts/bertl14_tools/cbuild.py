@@ -1,0 +1,116 @@
+"""Host builds of the bertl14 C library (the `c` engine, the bit-exactness check, the C tests).
+
+`build_library(kernels="portable"|"dsp", sanitize=())` compiles every C file of `bertl14/src` and
+`bertl14/src/kernels` with `cc -O2 -shared -fPIC` into a cache directory keyed by a hash of the
+sources and the flags, and returns the path of the shared library. `kernels="dsp"` defines
+BERTL14_USE_DSP: on the host the DSP kernels run on the C emulation of the ACLE intrinsics
+(`bertl14_acle_emul.h`), so both kernel sets are tested everywhere.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+LIB_DIR = REPO / "bertl14"
+KERNEL_SETS = ("portable", "dsp")
+SANITIZERS = ("address", "undefined")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("BERTL14_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "bertl14")
+    return Path(base) / "cbuild"
+
+
+def library_sources() -> list[Path]:
+    srcs = sorted((LIB_DIR / "src").glob("*.c")) + sorted((LIB_DIR / "src" / "kernels").glob("*.c"))
+    if not srcs:
+        raise UserError(f"no C sources under {LIB_DIR}/src: is this a bertl14 checkout?")
+    return srcs
+
+
+def _headers() -> list[Path]:
+    return (sorted((LIB_DIR / "include").glob("*.h")) + sorted((LIB_DIR / "src").glob("*.h"))
+            + sorted((LIB_DIR / "src" / "kernels").glob("*.h")))
+
+
+def compiler() -> str:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise UserError("no C compiler found: install gcc or clang (or set CC)")
+    return cc
+
+
+def compile_flags(kernels: str = "portable", sanitize: tuple[str, ...] | list[str] = (),
+                  extra: tuple[str, ...] | list[str] = ()) -> list[str]:
+    if kernels not in KERNEL_SETS:
+        raise UserError(f"unknown kernel set {kernels!r}: use one of {', '.join(KERNEL_SETS)}")
+    flags = ["-O2", "-std=c99", "-Wall", "-Wextra", "-fPIC",
+             f"-I{LIB_DIR / 'include'}", f"-I{LIB_DIR / 'src'}", f"-I{LIB_DIR / 'src' / 'kernels'}"]
+    if kernels == "dsp":
+        flags.append("-DBERTL14_USE_DSP=1")
+    for s in sanitize:
+        if s not in SANITIZERS:
+            raise UserError(f"unknown sanitizer {s!r}: use {', '.join(SANITIZERS)}")
+    if sanitize:
+        flags += ["-g", "-fno-omit-frame-pointer", "-fsanitize=" + ",".join(sanitize),
+                  "-fno-sanitize-recover=all"]
+    return flags + list(extra)
+
+
+def _key(files: list[Path], flags: list[str]) -> str:
+    h = hashlib.sha256()
+    h.update(" ".join([compiler()] + flags).encode())
+    for f in sorted(files):
+        h.update(str(f.relative_to(REPO) if f.is_relative_to(REPO) else f).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _run(cmd: list[str]) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise UserError("C build failed: " + " ".join(cmd) + "\n" + proc.stderr.strip())
+
+
+def build_library(kernels: str = "portable", sanitize: tuple[str, ...] | list[str] = (),
+                  extra_sources: tuple[Path, ...] | list[Path] = ()) -> Path:
+    """Build (or reuse from the cache) libbertl14 for the host; returns the .so path."""
+    srcs = library_sources() + [Path(p) for p in extra_sources]
+    flags = compile_flags(kernels, sanitize)
+    out_dir = cache_dir() / f"lib-{kernels}-{_key(srcs + _headers(), flags)}"
+    lib = out_dir / "libbertl14.so"
+    if lib.exists():
+        return lib
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / f"libbertl14.so.tmp{os.getpid()}"
+    _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs] + ["-lm"])
+    os.replace(tmp, lib)
+    return lib
+
+
+def build_executable(main_sources: list[Path], name: str, kernels: str = "portable",
+                     sanitize: tuple[str, ...] | list[str] = (), extra_flags: list[str] = ()) -> Path:
+    """Build a host program from `main_sources` plus the library sources (tests, fuzz harnesses)."""
+    srcs = library_sources() + [Path(p) for p in main_sources]
+    flags = compile_flags(kernels, sanitize, extra_flags)
+    out_dir = cache_dir() / f"exe-{name}-{kernels}-{_key(srcs + _headers(), flags)}"
+    exe = out_dir / name
+    if exe.exists():
+        return exe
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / f"{name}.tmp{os.getpid()}"
+    _run([compiler()] + flags + ["-o", str(tmp)] + [str(s) for s in srcs] + ["-lm"])
+    os.replace(tmp, exe)
+    return exe
+
+
+if __name__ == "__main__":  # python -m bertl14_tools.cbuild [portable|dsp]
+    print(build_library(sys.argv[1] if len(sys.argv) > 1 else "portable"))
