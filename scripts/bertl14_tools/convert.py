@@ -1,0 +1,390 @@
+"""`bertl14 convert`: a Hugging Face BERT folder -> a bertl14 model folder (C sources, model.bl14, manifest).
+
+Steps: load (hf.py) -> calibration sentences -> prune heads (prune.py) -> trim vocabulary (vocab_trim.py)
+-> quantize (quant.py) -> pack (model_format.py) -> write through the jinja2 templates in templates/.
+The output is a pure function of the input files and the options: no timestamps, no absolute paths, so
+converting twice gives identical bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from . import hf
+from .errors import UserError
+from .floatmodel import FloatModel
+
+FORMAT_NAME = "bertl14-model-folder"
+TARGET_ARCHS = ("cortex-m7", "cortex-m4", "host")
+MAX_CALIBRATION_SENTENCES = 256
+GENERATED_CALIBRATION_SENTENCES = 64
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass
+class ConvertOptions:
+    max_seq_len: int = 32
+    quantize: str = "int16"
+    embedding: str = "int8"            # word-embedding precision: int8 | int4
+    prune_heads: int = 0               # heads removed per layer
+    calibration: str | None = None     # FILE.jsonl; else <model>/calibration.jsonl; else generated
+    vocab: str = "full"                # full | trim
+    vocab_corpus: str | None = None    # FILE (jsonl or text) for --vocab trim
+    act_scale: str = "per-token"       # per-token | per-tensor
+    smoothing: str = "on"              # on | off
+    target_arch: str = "cortex-m7"
+    progress: bool = field(default=True, compare=False)
+
+    def public(self) -> dict:
+        d = asdict(self)
+        d.pop("progress")
+        for k in ("calibration", "vocab_corpus"):  # file names only: no machine-specific paths
+            d[k] = Path(d[k]).name if d[k] else None
+        return d
+
+
+# ------------------------------------------------------------------------------------------------------
+# inputs
+# ------------------------------------------------------------------------------------------------------
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_texts(path: Path, what: str) -> list[str]:
+    """Sentences from a file: JSON lines with a "text" field (or a JSON string), or plain text lines."""
+    if not Path(path).is_file():
+        raise UserError(f"{what} file {path} not found")
+    texts = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line[0] in "{\"":
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise UserError(f"{path}:{n}: not valid JSON ({exc})") from exc
+            if isinstance(obj, dict):
+                if not isinstance(obj.get("text"), str):
+                    raise UserError(f"{path}:{n}: expected an object with a \"text\" string")
+                obj = obj["text"]
+            if not isinstance(obj, str):
+                raise UserError(f"{path}:{n}: expected a string or an object with \"text\"")
+            texts.append(obj)
+        else:
+            texts.append(line)
+    if not texts:
+        raise UserError(f"{what} file {path} has no sentences")
+    return texts
+
+
+def generated_calibration(vocab: list[str], n: int = GENERATED_CALIBRATION_SENTENCES) -> list[str]:
+    """Deterministic pseudo-sentences of whole-word vocabulary pieces (when no calibration text ships)."""
+    words = [p for p in vocab if p.isalpha() and len(p) >= 2 and not p.startswith("##")]
+    if not words:
+        words = [p for p in vocab if p and not (p.startswith("[") and p.endswith("]"))] or ["a"]
+    rng = np.random.default_rng(1234)
+    return [" ".join(words[i] for i in rng.integers(0, len(words), size=int(rng.integers(3, 13))))
+            for _ in range(n)]
+
+
+def calibration_texts(model_dir: Path, opts: ConvertOptions, vocab: list[str]) -> tuple[list[str], str]:
+    if opts.calibration:
+        texts, source = read_texts(Path(opts.calibration), "--calibration"), Path(opts.calibration).name
+    elif (model_dir / "calibration.jsonl").is_file():
+        texts, source = read_texts(model_dir / "calibration.jsonl", "calibration"), "calibration.jsonl (model)"
+    else:
+        texts, source = generated_calibration(vocab), "generated from the vocabulary (no calibration.jsonl)"
+    return texts[:MAX_CALIBRATION_SENTENCES], source
+
+
+def validate(fm_max_position: int | None, opts: ConvertOptions) -> None:
+    if not 8 <= opts.max_seq_len <= 512:
+        raise UserError(f"--max-seq-len {opts.max_seq_len}: must be within 8..512")
+    if fm_max_position is not None and opts.max_seq_len > fm_max_position:
+        raise UserError(f"--max-seq-len {opts.max_seq_len} exceeds the model's {fm_max_position} positions")
+    if opts.quantize != "int16":
+        raise UserError(f"--quantize {opts.quantize}: only int16 weights are supported")
+    if opts.embedding not in ("int8", "int4"):
+        raise UserError(f"--embedding {opts.embedding}: use int8 or int4")
+    if opts.prune_heads < 0:
+        raise UserError(f"--prune-heads {opts.prune_heads}: must be 0 or more")
+    if opts.vocab not in ("full", "trim"):
+        raise UserError(f"--vocab {opts.vocab}: use full or trim")
+    if opts.vocab == "trim" and not opts.vocab_corpus:
+        raise UserError("--vocab trim needs --vocab-corpus FILE (the domain sentences to keep pieces for)")
+    if opts.act_scale not in ("per-token", "per-tensor"):
+        raise UserError(f"--act-scale {opts.act_scale}: use per-token or per-tensor")
+    if opts.smoothing not in ("on", "off"):
+        raise UserError(f"--smoothing {opts.smoothing}: use on or off")
+    if opts.target_arch not in TARGET_ARCHS:
+        raise UserError(f"--target-arch {opts.target_arch}: use one of {', '.join(TARGET_ARCHS)}")
+
+
+# ------------------------------------------------------------------------------------------------------
+# the other helpers' modules, each used in one place
+# ------------------------------------------------------------------------------------------------------
+
+def _need(module: str):
+    import importlib
+    try:
+        return importlib.import_module(f"bertl14_tools.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"bertl14_tools.{module}":
+            raise UserError(f"bertl14_tools.{module} is not in this checkout yet; update the checkout") from exc
+        raise
+
+
+def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: ConvertOptions):
+    quant = _need("quant")
+    qopts = quant.QuantOptions(**quant_option_values(quant.QuantOptions, opts))
+    return quant.quantize(fm, calib_ids, qopts)
+
+
+def quant_option_values(qoptions_cls, opts: ConvertOptions) -> dict:
+    """Our CLI options mapped onto the fields QuantOptions has (it names them; we only pass known ones)."""
+    import dataclasses
+    wanted = {"embedding_bits": 4 if opts.embedding == "int4" else 8, "embedding": opts.embedding,
+              "per_tensor": opts.act_scale == "per-tensor", "act_scale": opts.act_scale,
+              "smoothing": opts.smoothing == "on", "max_seq_len": opts.max_seq_len}
+    names = {f.name for f in dataclasses.fields(qoptions_cls)}
+    return {k: v for k, v in wanted.items() if k in names}
+
+
+def make_tokenizer(fm: FloatModel):
+    """The model's own WordPiece (the TOKENIZER helper's pure-Python BertTokenizer twin)."""
+    return _need("modelio").make_tokenizer(fm.vocab, fm.do_lower_case, fm.strip_accents,
+                                           fm.tokenize_chinese_chars)
+
+
+# ------------------------------------------------------------------------------------------------------
+# outputs
+# ------------------------------------------------------------------------------------------------------
+
+def _c_blocks(values: np.ndarray, fmt: str, per_line: int = 16, lines_per_block: int = 1024,
+              desc: str = "", progress: bool = True):
+    """The C initializer text of `values`, a block of lines at a time (fast enough for tens of MB)."""
+    step = per_line * lines_per_block
+    total = len(values)
+    bar = tqdm(total=total, desc=desc, unit="val", unit_scale=True, disable=not progress or total < 1 << 20,
+               leave=False)
+    for start in range(0, total, step):
+        chunk = values[start:start + step].tolist()
+        strs = list(map(str, chunk)) if fmt == "d" else [f"0x{v:08x}u" for v in chunk]
+        lines = ["    " + ", ".join(strs[i:i + per_line]) + "," for i in range(0, len(strs), per_line)]
+        bar.update(len(chunk))
+        yield "\n".join(lines) + "\n"
+    bar.close()
+
+
+def _render(env, name: str, out: Path, **ctx) -> None:
+    with open(out, "w", encoding="utf-8", newline="\n") as f:
+        for piece in env.get_template(name).generate(**ctx):
+            f.write(piece)
+
+
+def _jinja_env():
+    import jinja2
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), keep_trailing_newline=True,
+                              undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def _dump_json(path: Path, obj) -> None:
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: ConvertOptions) -> dict:
+    """Convert and write the model folder; returns the manifest."""
+    model_dir, out_dir = Path(model_dir), Path(out_dir)
+    validate(None, opts)
+    fm = hf.load_hf(model_dir)
+    validate(fm.max_position, opts)
+    if opts.prune_heads >= fm.num_heads:
+        raise UserError(f"--prune-heads {opts.prune_heads} would remove every head "
+                        f"(the model has {fm.num_heads} per layer); use at most {fm.num_heads - 1}")
+    inputs = {p.name: sha256_file(p) for p in hf.input_files(model_dir)}
+
+    texts, calib_source = calibration_texts(model_dir, opts, fm.vocab)
+    tok = make_tokenizer(fm)
+    calib_ids = [tok.encode(t, opts.max_seq_len) for t in texts]
+
+    importance = None
+    if opts.prune_heads:
+        from . import prune
+        importance = prune.head_importance(fm, calib_ids, progress=opts.progress)
+        fm = prune.prune_heads(fm, opts.prune_heads, importance)
+
+    trim_report = None
+    if opts.vocab == "trim":
+        from . import vocab_trim
+        corpus = read_texts(Path(opts.vocab_corpus), "--vocab-corpus")
+        inputs[Path(opts.vocab_corpus).name] = sha256_file(Path(opts.vocab_corpus))
+        fm, trim_report = vocab_trim.trim_vocab(fm, corpus, lambda t: tok.encode(t, 1 << 30),
+                                                progress=opts.progress)
+        tok = make_tokenizer(fm)
+        calib_ids = [tok.encode(t, opts.max_seq_len) for t in texts]
+    if opts.calibration:
+        inputs[Path(opts.calibration).name] = sha256_file(Path(opts.calibration))
+
+    qm = quantize(fm, calib_ids, opts)
+    return write_model_folder(out_dir, fm, qm, opts, inputs=inputs, calib_source=calib_source,
+                              calib_count=len(calib_ids), trim_report=trim_report,
+                              importance=importance, model_dir=model_dir)
+
+
+def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, *, inputs: dict,
+                       calib_source: str, calib_count: int, trim_report=None, importance=None,
+                       model_dir: Path | None = None) -> dict:
+    model_format = _need("model_format")
+    vocab_blob = _need("vocab_blob")
+    workbuf = _need("workbuf")
+
+    blob = model_format.pack_weights(qm)
+    if len(blob) % 2:
+        blob += b"\0"
+    weights = np.frombuffer(blob, dtype="<i2")
+    vocab_words = np.asarray(vocab_blob.build_vocab_section(fm.vocab, fm.do_lower_case, fm.strip_accents,
+                                                            fm.tokenize_chinese_chars), dtype=np.uint32)
+    vocab_bytes = vocab_words.astype("<u4").tobytes()
+    work_bytes = int(workbuf_size(workbuf, qm, fm, opts))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = _jinja_env()
+    heads_kept = len(fm.layers[0].heads_kept)
+    _render(env, "bertl14_weights.c.j2", out_dir / "bertl14_weights.c", model_name=fm.name,
+            n_values=len(weights), n_bytes=len(blob), sha256=hashlib.sha256(blob).hexdigest(),
+            rows=_c_blocks(weights, "d", desc="bertl14_weights.c", progress=opts.progress))
+    _render(env, "bertl14_vocab.c.j2", out_dir / "bertl14_vocab.c", model_name=fm.name,
+            vocab_size=fm.vocab_size, n_values=len(vocab_words), n_bytes=len(vocab_bytes),
+            sha256=hashlib.sha256(vocab_bytes).hexdigest(),
+            rows=_c_blocks(vocab_words, "x", desc="bertl14_vocab.c", progress=opts.progress))
+    _render(env, "bertl14_config.h.j2", out_dir / "bertl14_config.h", model_name=fm.name,
+            options_line=" ".join(f"{k}={v}" for k, v in opts.public().items()),
+            num_layers=fm.num_layers, hidden=fm.hidden, num_heads=fm.num_heads, heads_kept=heads_kept,
+            head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
+            max_position=fm.max_position, num_labels=len(fm.labels) if fm.has_classifier else 0,
+            max_seq_len=opts.max_seq_len, prune_heads=fm.num_heads - heads_kept,
+            embedding_macro="INT4" if opts.embedding == "int4" else "INT8",
+            embedding_bits=4 if opts.embedding == "int4" else 8,
+            act_per_tensor=int(opts.act_scale == "per-tensor"), smoothing=int(opts.smoothing == "on"),
+            work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
+            vocab_bytes=len(vocab_bytes), vocab_count=len(vocab_words))
+    _dump_json(out_dir / "labels.json", list(fm.labels))
+    model_format.write_model_file(out_dir / "model.bl14", blob, vocab_bytes)
+
+    groups = weight_groups(model_format, qm)
+    manifest = {
+        "format": FORMAT_NAME,
+        "model": fm.name,
+        "dims": {"layers": fm.num_layers, "hidden": fm.hidden, "heads": fm.num_heads,
+                 "heads_kept": heads_kept, "head_dim": fm.head_dim, "intermediate": fm.intermediate,
+                 "vocab_size": fm.vocab_size, "max_position": fm.max_position,
+                 "num_labels": len(fm.labels) if fm.has_classifier else 0},
+        "options": opts.public(),
+        "flash_bytes": {"weights": len(blob), "weights_by_group": groups, "vocabulary": len(vocab_bytes),
+                        "labels": groups.get("labels", 0), "total": len(blob) + len(vocab_bytes)},
+        "work_buffer_bytes": work_bytes,
+        "max_seq_len": opts.max_seq_len,
+        "heads_kept": [list(map(int, layer.heads_kept)) for layer in fm.layers],
+        "calibration": {"source": calib_source, "sentences": calib_count},
+        "sources": {"files": inputs,
+                    "path": os.path.relpath(model_dir.resolve(), out_dir.resolve()) if model_dir else None},
+        "outputs": {name: sha256_file(out_dir / name) for name in
+                    ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json")},
+    }
+    if importance is not None:
+        manifest["head_importance"] = [[round(float(x), 6) for x in imp] for imp in importance]
+    if trim_report is not None:
+        manifest["vocab_trim"] = trim_report.as_dict()
+        word_rows = groups.get("word_embeddings")
+        if word_rows:
+            per_row = word_rows / max(1, fm.vocab_size)
+            manifest["vocab_trim"]["flash_saved_bytes"] = {
+                "word_embeddings": int(round(per_row * manifest["vocab_trim"]["rows_removed"])),
+            }
+        full_vocab = len(_full_vocab_section(vocab_blob, model_dir, fm)) * 4 if model_dir else None
+        if full_vocab is not None:
+            manifest["vocab_trim"].setdefault("flash_saved_bytes", {})["vocabulary"] = full_vocab - len(vocab_bytes)
+        manifest["vocab_trim"]["kept_ids"] = trim_report.kept_ids
+    _dump_json(out_dir / "manifest.json", manifest)
+    return manifest
+
+
+def _full_vocab_section(vocab_blob, model_dir: Path, fm: FloatModel) -> list[int]:
+    return vocab_blob.build_vocab_section(hf.read_vocab(model_dir), fm.do_lower_case, fm.strip_accents,
+                                          fm.tokenize_chinese_chars)
+
+
+def workbuf_size(workbuf, qm, fm: FloatModel, opts: ConvertOptions) -> int:
+    return workbuf.work_buffer_size(qm, opts.max_seq_len)
+
+
+def weight_groups(model_format, qm) -> dict:
+    return dict(model_format.weight_groups(qm))
+
+
+# ------------------------------------------------------------------------------------------------------
+# CLI
+# ------------------------------------------------------------------------------------------------------
+
+def add_convert_arguments(p: argparse.ArgumentParser) -> None:
+    d = ConvertOptions()
+    p.add_argument("--max-seq-len", type=int, default=d.max_seq_len,
+                   help=f"longest input incl. [CLS]/[SEP], 8..512 (default {d.max_seq_len})")
+    p.add_argument("--quantize", default=d.quantize, choices=["int16"], help="weight precision (int16)")
+    p.add_argument("--embedding", default=d.embedding, choices=["int8", "int4"],
+                   help="word-embedding precision (default int8)")
+    p.add_argument("--prune-heads", type=int, default=d.prune_heads, metavar="N",
+                   help="remove the N least important attention heads of every layer (default 0)")
+    p.add_argument("--calibration", metavar="FILE.jsonl",
+                   help="calibration sentences (default: the model's calibration.jsonl, else generated)")
+    p.add_argument("--vocab", default=d.vocab, choices=["full", "trim"], help="keep the whole vocabulary "
+                   "or only the pieces --vocab-corpus uses (default full)")
+    p.add_argument("--vocab-corpus", metavar="FILE", help="domain sentences for --vocab trim")
+    p.add_argument("--act-scale", default=d.act_scale, choices=["per-token", "per-tensor"],
+                   help="INT8 activation scale granularity (default per-token)")
+    p.add_argument("--smoothing", default=d.smoothing, choices=["on", "off"],
+                   help="per-channel smoothing folded into the weights (default on)")
+    p.add_argument("--target-arch", default=d.target_arch, choices=list(TARGET_ARCHS),
+                   help="target core (recorded; the weights are the same for all)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def options_from_args(args) -> ConvertOptions:
+    return ConvertOptions(max_seq_len=args.max_seq_len, quantize=args.quantize, embedding=args.embedding,
+                          prune_heads=args.prune_heads, calibration=args.calibration, vocab=args.vocab,
+                          vocab_corpus=args.vocab_corpus, act_scale=args.act_scale, smoothing=args.smoothing,
+                          target_arch=args.target_arch, progress=not args.no_progress)
+
+
+def summary_line(out: Path, manifest: dict) -> str:
+    fb = manifest["flash_bytes"]
+    return (f"wrote {out}: flash {fb['total']} bytes (weights {fb['weights']}, vocabulary {fb['vocabulary']}), "
+            f"work buffer {manifest['work_buffer_bytes']} bytes at max_seq_len {manifest['max_seq_len']}")
+
+
+def run(args) -> int:
+    manifest = convert(args.model, args.out, options_from_args(args))
+    print(summary_line(Path(args.out), manifest))
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("convert", help="convert a Hugging Face BERT folder into a bertl14 model folder",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--model", required=True, metavar="DIR", help="Hugging Face model folder")
+    p.add_argument("--out", required=True, metavar="DIR", help="output model folder")
+    add_convert_arguments(p)
+    p.set_defaults(func=run)
