@@ -93,7 +93,7 @@ typedef struct {
 /** Model dimensions read from the weights blob at init. */
 typedef struct {
     uint32_t hidden, num_layers, num_heads, head_dim, intermediate;
-    uint32_t max_heads_kept;   /**< widest attention after pruning */
+    uint32_t max_heads_kept;   /**< heads per layer after pruning (the same in every layer) */
     uint32_t max_position, vocab_size, num_labels;
     uint32_t flags;            /**< blob flags (INT4 embeddings, classifier present, ...) */
 } bertl14_dims_t;
@@ -107,13 +107,10 @@ typedef struct {
     bertl14_config_t config;
     bertl14_dims_t dims;
     bertl14_plan_t plan;
-    const int16_t *layers;       /**< first layer record in the weights blob */
-    const int16_t *head;         /**< embeddings/pooler/classifier records (see model format) */
-    const void *model;           /**< parsed model header (internal) */
+    int32_t out_frac_bits;       /**< F of the encoder output rows (last LayerNorm's f_out) */
     uint32_t seq_len;            /**< tokens of the last successful encode (0: none yet) */
     bertl14_write_fn write;
     void *write_user;
-    uint32_t internal[64];       /**< parsed blob offsets (internal) */
 } bertl14_ctx_t;
 
 /** Result of bertl14_classify(). */

@@ -37,6 +37,6 @@ void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint3
             }
         }
         /* scale product < 2^34, |acc| < 2^21 for d <= 128: int64 */
-        scores[u] = (int32_t)bertl14_rsr((int64_t)acc * ((uint64_t)sq * sk[u * sk_stride]), shift);
+        scores[u] = bertl14_sat32(bertl14_rsr((int64_t)acc * ((uint64_t)sq * sk[u * sk_stride]), shift));
     }
 }

@@ -20,11 +20,18 @@ void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in)
 {
     for (uint32_t k = 0; k < n; k++) {
         const int64_t xv = x[k];
-        const int64_t x12 = bertl14_rsr(xv, f_in - 12);                                /* x in Q12 */
-        const int64_t x3 = bertl14_rsr(bertl14_rsr(x12 * x12, 12) * x12, 12);          /* x^3 */
-        const int64_t inner = x12 + bertl14_rsr(x3 * 2930, 16);                        /* x + 0.044715 x^3 */
-        const int64_t u = bertl14_rsr(inner * 52290, 16);                              /* * sqrt(2/pi) */
-        const int32_t t = bertl14_tanh_q12(u > INT32_MAX ? INT32_MAX : (u < -INT32_MAX ? -INT32_MAX : (int32_t)u));
+        int64_t xc = xv * ((int64_t)1 << (12 - f_in));                                 /* x in Q12, exact */
+        xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);          /* tanh saturated beyond */
+        const int64_t x3 = bertl14_rsr(bertl14_rsr(xc * xc, 12) * xc, 12);             /* x^3 */
+        const int64_t inner = xc + bertl14_rsr(x3 * 2930, 16);                         /* x + 0.044715 x^3 */
+        const int32_t t = bertl14_tanh_q12((int32_t)bertl14_rsr(inner * 52290, 16));    /* tanh(sqrt(2/pi) inner) */
         x[k] = (int16_t)bertl14_sat16(bertl14_rsr(xv * (32768 + t), 16));              /* 0.5 x (1 + t) */
+    }
+}
+
+void bertl14_smooth_s16(int16_t *x, const uint16_t *ism, uint32_t n)
+{
+    for (uint32_t c = 0; c < n; c++) {
+        x[c] = (int16_t)bertl14_sat16(bertl14_rsr((int64_t)x[c] * ism[c], 12));
     }
 }

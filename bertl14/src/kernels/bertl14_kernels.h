@@ -116,11 +116,22 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
 /** tanh of u in Q12 -> Q15 through the tanh LUT (|u| >= 8<<12 saturates to +-32768). */
 int32_t bertl14_tanh_q12(int32_t u);
 
-/** tanh-LUT GELU in place on int16 values in Q(f_in) (numerics "GELU"). */
+/** tanh-LUT GELU in place on int16 values in Q(f_in), 0 <= f_in <= 12 (numerics "GELU"). */
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in);
 
-/** Residual: r_c = y_c + rsr(h_c * s_h, shift) (int32 y in place). */
-void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, int32_t shift, uint32_t n);
+/** residual_add_s32: r_c = y_c + rsr(h_c * s_h * u_c, shift) (int32 y in place),
+ *  shift = F_h + 8 + 12 - F_r, u the Q12 un-smoothing factors. */
+void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n);
+
+/** smooth_s16: x_c = sat16(rsr(x_c * ism_c, 12)) in place. */
+void bertl14_smooth_s16(int16_t *x, const uint16_t *ism, uint32_t n);
+
+/** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)):
+ *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */
+void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
+                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
+void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
+                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
 
 /**
  * Integer LayerNorm (numerics "LayerNorm") of one row r (int32, Q(F_r)) -> int16 y in Q(F_out).

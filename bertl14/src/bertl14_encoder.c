@@ -1,0 +1,338 @@
+/* The integer encoder: work-buffer plan, forward pass, pooler + classifier.
+ * Numerics: docs/numerics.md. One commented line a step; kernels in kernels/. */
+#include <string.h>
+
+#include "bertl14_internal.h"
+
+#define F_SM 10 /* exponent of attention scores and logits */
+
+static uint32_t align4(uint32_t x) { return (x + 3u) & ~3u; }
+static uint32_t max3(uint32_t a, uint32_t b, uint32_t c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+
+void bertl14_plan(const bertl14_dims_t *dims, uint32_t n, bertl14_plan_t *p)
+{
+    const uint32_t B = BERTL14_TOKEN_BLOCK, H = dims->hidden, I = dims->intermediate;
+    const uint32_t heads = dims->max_heads_kept, A = heads * dims->head_dim;
+    const uint32_t X = max3(H, A, 1u), Y = max3(H, dims->num_labels, 1u);
+    uint32_t off = 0;
+#define TAKE(field, bytes) do { p->field = off; off += align4(bytes); } while (0)
+    TAKE(h, n * H);                  /* residual stream, int8 */
+    TAKE(h_scale, n * 4u);
+    TAKE(k, n * A);                  /* keys, int8 */
+    TAKE(k_scale, n * heads * 4u);
+    TAKE(v, n * A);                  /* values, int8 */
+    TAKE(v_scale, n * heads * 4u);
+    TAKE(x16, B * X * 2u);           /* matmul input rows */
+    TAKE(x_scale, B * 4u);
+    TAKE(q16, B * A * 2u);           /* projection output */
+    TAKE(q8, B * A);                 /* queries */
+    TAKE(q_scale, B * heads * 4u);
+    TAKE(ctx16, B * A * 2u);         /* attention context */
+    TAKE(scores, n * 4u);            /* one query row */
+    TAKE(probs, n);
+    TAKE(y32, B * Y * 4u);           /* sublayer output + residual */
+    TAKE(ln16, B * H * 2u);          /* LayerNorm output */
+    TAKE(h1, B * H);                 /* attention block output */
+    TAKE(h1_scale, B * 4u);
+    TAKE(up16, B * I * 2u);          /* FFN intermediate */
+#undef TAKE
+    p->total = off;
+}
+
+uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t max_seq_len)
+{
+    bertl14_dims_t dims;
+    bertl14_plan_t plan;
+    if (!weights || max_seq_len == 0 || max_seq_len > BERTL14_MAX_SEQ) {
+        return 0;
+    }
+    if (bertl14_model_parse(weights, &dims) != BERTL14_OK || max_seq_len > dims.max_position) {
+        return 0;
+    }
+    bertl14_plan(&dims, max_seq_len, &plan);
+    return plan.total;
+}
+
+bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *config)
+{
+    if (!ctx || !config) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    memset(ctx, 0, sizeof *ctx);
+    if (!config->work_buffer_ptr || !config->weights_ptr || !config->vocab_offsets) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    bertl14_status_t st = bertl14_model_parse(config->weights_ptr, &ctx->dims);
+    if (st != BERTL14_OK) {
+        return st;
+    }
+    if (config->max_seq_len == 0 || config->max_seq_len > BERTL14_MAX_SEQ ||
+        config->max_seq_len > ctx->dims.max_position || config->vocab_size != ctx->dims.vocab_size ||
+        ((uintptr_t)config->work_buffer_ptr & 3u)) {
+        return BERTL14_ERR_INVALID_CONFIG;
+    }
+    bertl14_plan(&ctx->dims, config->max_seq_len, &ctx->plan);
+    if (config->work_buffer_size < ctx->plan.total) {
+        return BERTL14_ERR_BUFFER_TOO_SMALL;
+    }
+    ctx->config = *config;
+    ctx->out_frac_bits = bertl14_model_output_frac_bits(config->weights_ptr, &ctx->dims);
+    ctx->initialized = BERTL14_CTX_MAGIC;
+    return BERTL14_OK;
+}
+
+/* ---- forward pass -------------------------------------------------------------------------- */
+
+#define BUF(ctx, field, type) ((type *)(void *)((ctx)->config.work_buffer_ptr + (ctx)->plan.field))
+
+/* Linear projection of nb token rows followed by row quantization per head (Q, K, V). */
+static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t heads, uint32_t nb,
+                          int8_t *dst, uint32_t dst_stride, uint32_t *dst_scale, uint32_t scale_stride)
+{
+    const uint32_t d = ctx->dims.head_dim, A = heads * d;
+    int16_t *q16 = BUF(ctx, q16, int16_t);
+    bertl14_linear_s16(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
+                       &lin->rq, q16, NULL, A);                                 /* y = x W^T + b, sat16 */
+    for (uint32_t j = 0; j < nb; j++) {
+        for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
+            dst_scale[j * scale_stride + hd] =
+                bertl14_quantize_row_s8(q16 + j * A + hd * d, d, dst + j * dst_stride + hd * d, NULL);
+        }
+    }
+}
+
+/* Widen nb INT8 rows of h (with their scales) into the matmul input rows. */
+static void load_rows(bertl14_ctx_t *ctx, const int8_t *rows, const uint32_t *scales, uint32_t nb, uint32_t width)
+{
+    bertl14_widen_s8_s16(rows, nb * width, BUF(ctx, x16, int16_t));
+    memcpy(BUF(ctx, x_scale, uint32_t), scales, nb * sizeof(uint32_t));
+}
+
+/* Embeddings of n tokens -> h0 (INT8 rows); token type 0 is folded into the position table. */
+static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *ids, uint32_t n)
+{
+    const uint32_t H = ctx->dims.hidden;
+    const int int4 = (ctx->dims.flags & BERTL14_FLAG_INT4) != 0;
+    int8_t *h = BUF(ctx, h, int8_t);
+    uint32_t *hs = BUF(ctx, h_scale, uint32_t);
+    int32_t *e = BUF(ctx, y32, int32_t);
+    int16_t *ln16 = BUF(ctx, ln16, int16_t);
+    for (uint32_t t = 0; t < n; t++) {
+        const uint32_t id = (uint32_t)ids[t];
+        if (int4) {                                                              /* e = word[id] + pos[t] */
+            bertl14_embedding_s4((const uint8_t *)E->word + id * (H / 2u), E->word_scale[id], E->word_shift,
+                                 E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
+        } else {
+            bertl14_embedding_s8((const int8_t *)E->word + id * H, E->word_scale[id], E->word_shift,
+                                 E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
+        }
+        bertl14_layernorm_s32(e, H, E->ln.eps_q, E->ln.gamma, E->ln.beta, E->ln.g_shift, ln16); /* LN(e) */
+        hs[t] = bertl14_quantize_row_s8(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
+    }
+}
+
+static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t n)
+{
+    const uint32_t B = BERTL14_TOKEN_BLOCK, H = ctx->dims.hidden, d = ctx->dims.head_dim;
+    const uint32_t maxh = ctx->dims.max_heads_kept, AS = maxh * d;     /* K/V row stride */
+    const uint32_t heads = maxh, A = heads * d, I = L->up.out;
+    int8_t *h = BUF(ctx, h, int8_t), *k = BUF(ctx, k, int8_t), *v = BUF(ctx, v, int8_t);
+    uint32_t *hs = BUF(ctx, h_scale, uint32_t), *ks = BUF(ctx, k_scale, uint32_t), *vs = BUF(ctx, v_scale, uint32_t);
+    int16_t *x16 = BUF(ctx, x16, int16_t), *ctx16 = BUF(ctx, ctx16, int16_t), *ln16 = BUF(ctx, ln16, int16_t);
+    int16_t *up16 = BUF(ctx, up16, int16_t);
+    uint32_t *xs = BUF(ctx, x_scale, uint32_t), *qs = BUF(ctx, q_scale, uint32_t), *h1s = BUF(ctx, h1_scale, uint32_t);
+    int8_t *q8 = BUF(ctx, q8, int8_t), *h1 = BUF(ctx, h1, int8_t);
+    int32_t *y32 = BUF(ctx, y32, int32_t), *scores = BUF(ctx, scores, int32_t);
+    uint8_t *probs = BUF(ctx, probs, uint8_t);
+
+    for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* K, V of every token */
+        const uint32_t nb = n - t0 < B ? n - t0 : B;
+        load_rows(ctx, h + t0 * H, hs + t0, nb, H);
+        project_heads(ctx, &L->k, heads, nb, k + t0 * AS, AS, ks + t0 * maxh, maxh);  /* k = h Wk^T + bk */
+        project_heads(ctx, &L->v, heads, nb, v + t0 * AS, AS, vs + t0 * maxh, maxh);  /* v = h Wv^T + bv */
+    }
+    for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* then a block of queries */
+        const uint32_t nb = n - t0 < B ? n - t0 : B;
+        load_rows(ctx, h + t0 * H, hs + t0, nb, H);
+        project_heads(ctx, &L->q, heads, nb, q8, A, qs, heads);                   /* q = h Wq^T + bq (1/sqrt(d) folded) */
+        for (uint32_t j = 0; j < nb; j++) {
+            for (uint32_t hd = 0; hd < heads; hd++) {                             /* one head, one query row */
+                bertl14_attn_scores_s8(q8 + j * A + hd * d, qs[j * heads + hd], k + hd * d, AS, ks + hd, maxh,
+                                       n, d, L->score_shift, scores);             /* x_u = q.k_u */
+                bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
+                bertl14_attn_context_s8(probs, v + hd * d, AS, vs + hd, maxh, n, d,
+                                        ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
+            }
+            xs[j] = bertl14_quantize_row_s8(ctx16 + j * A, A, NULL, x16 + j * A); /* INT8 context row */
+        }
+        bertl14_linear_s16(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
+        for (uint32_t j = 0; j < nb; j++) {
+            bertl14_residual_s8(y32 + j * H, h + (t0 + j) * H, hs[t0 + j], L->res1_u, L->res1_shift, H); /* r = a + h */
+            bertl14_layernorm_s32(y32 + j * H, H, L->ln1.eps_q, L->ln1.gamma, L->ln1.beta, L->ln1.g_shift,
+                                  ln16 + j * H);                                  /* h1 = LN1(r) */
+            h1s[j] = bertl14_quantize_row_s8(ln16 + j * H, H, h1 + j * H, x16 + j * H);
+        }
+        bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, I); /* u = h1 Wi^T + bi */
+        for (uint32_t j = 0; j < nb; j++) {
+            bertl14_gelu_s16(up16 + j * I, I, L->f_up);                           /* g = GELU(u) */
+            bertl14_smooth_s16(up16 + j * I, L->gelu_ism, I);                     /* g' = g / sm */
+            xs[j] = bertl14_quantize_row_s8(up16 + j * I, I, NULL, up16 + j * I); /* INT8 g, in place */
+        }
+        bertl14_linear_s16(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
+        for (uint32_t j = 0; j < nb; j++) {
+            bertl14_residual_s8(y32 + j * H, h1 + j * H, h1s[j], L->res2_u, L->res2_shift, H);   /* r = f + h1 */
+            bertl14_layernorm_s32(y32 + j * H, H, L->ln2.eps_q, L->ln2.gamma, L->ln2.beta, L->ln2.g_shift,
+                                  ln16 + j * H);                                  /* h = LN2(r) */
+            hs[t0 + j] = bertl14_quantize_row_s8(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
+        }
+    }
+}
+
+bertl14_status_t bertl14_ctx_encode(bertl14_ctx_t *ctx, const int32_t *input_ids, uint32_t seq_len,
+                                    bertl14_tensor_t *output)
+{
+    if (!ctx || !input_ids || !output) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    if (ctx->initialized != BERTL14_CTX_MAGIC) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    if (seq_len == 0 || seq_len > ctx->config.max_seq_len) {
+        return BERTL14_ERR_INVALID_SEQ_LEN;
+    }
+    for (uint32_t t = 0; t < seq_len; t++) {
+        if (input_ids[t] < 0 || (uint32_t)input_ids[t] >= ctx->dims.vocab_size) {
+            return BERTL14_ERR_INVALID_TOKEN;
+        }
+    }
+    ctx->seq_len = 0;
+    bertl14_head_t head;
+    bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, &head);
+    embed(ctx, &head, input_ids, seq_len);                                        /* h0 = LN(word + pos) */
+    for (uint32_t l = 0; l < ctx->dims.num_layers; l++) {                         /* h = layer_l(h) */
+        bertl14_layer_t layer;
+        bertl14_model_layer(ctx->config.weights_ptr, &ctx->dims, l, &layer);
+        layer_forward(ctx, &layer, seq_len);
+    }
+    ctx->seq_len = seq_len;
+    output->data_ptr = BUF(ctx, h, int8_t);                                       /* [CLS] row */
+    output->dims[0] = 1;
+    output->dims[1] = 1;
+    output->dims[2] = ctx->dims.hidden;
+    output->dims[3] = 1;
+    output->dtype = BERTL14_INT8;
+    return BERTL14_OK;
+}
+
+bertl14_status_t bertl14_ctx_get_last_hidden_state(const bertl14_ctx_t *ctx, bertl14_tensor_t *output)
+{
+    if (!ctx || !output) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    if (ctx->initialized != BERTL14_CTX_MAGIC || ctx->seq_len == 0) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    output->data_ptr = ctx->config.work_buffer_ptr + ctx->plan.h;
+    output->dims[0] = 1;
+    output->dims[1] = ctx->seq_len;
+    output->dims[2] = ctx->dims.hidden;
+    output->dims[3] = 1;
+    output->dtype = BERTL14_INT8;
+    return BERTL14_OK;
+}
+
+bertl14_status_t bertl14_ctx_output_scale(const bertl14_ctx_t *ctx, uint32_t token, uint32_t *scale, int32_t *frac_bits)
+{
+    if (!ctx || !scale || !frac_bits) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    if (ctx->initialized != BERTL14_CTX_MAGIC || ctx->seq_len == 0) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    if (token >= ctx->seq_len) {
+        return BERTL14_ERR_INVALID_SEQ_LEN;
+    }
+    *scale = ((const uint32_t *)(const void *)(ctx->config.work_buffer_ptr + ctx->plan.h_scale))[token];
+    *frac_bits = ctx->out_frac_bits;
+    return BERTL14_OK;
+}
+
+bertl14_status_t bertl14_ctx_dims(const bertl14_ctx_t *ctx, bertl14_dims_t *dims)
+{
+    if (!ctx || !dims) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    if (ctx->initialized != BERTL14_CTX_MAGIC) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    *dims = ctx->dims;
+    return BERTL14_OK;
+}
+
+/* ---- pooler + classifier ------------------------------------------------------------------ */
+
+bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification_t *result)
+{
+    if (!ctx || !result) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    if (ctx->initialized != BERTL14_CTX_MAGIC || ctx->seq_len == 0) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    bertl14_head_t head;
+    bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, &head);
+    if (!(ctx->dims.flags & BERTL14_FLAG_CLASSIFIER)) {
+        return BERTL14_ERR_NO_CLASSIFIER;
+    }
+    const uint32_t H = ctx->dims.hidden, C = ctx->dims.num_labels;
+    int16_t *x16 = BUF(ctx, x16, int16_t), *ln16 = BUF(ctx, ln16, int16_t);
+    uint32_t *xs = BUF(ctx, x_scale, uint32_t);
+    int32_t *y32 = BUF(ctx, y32, int32_t);
+    load_rows(ctx, BUF(ctx, h, int8_t), BUF(ctx, h_scale, uint32_t), 1, H);      /* [CLS] row */
+    bertl14_linear_s16(x16, xs, 1, H, head.pooler.w, H, &head.pooler.rq, NULL, y32, H); /* z = cls Wp^T + bp (Q12) */
+    for (uint32_t c = 0; c < H; c++) {
+        ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
+    }
+    xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
+    bertl14_linear_s16(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
+    uint32_t best = 0;
+    for (uint32_t c = 1; c < C; c++) {
+        best = y32[c] > y32[best] ? c : best;                                     /* first argmax */
+    }
+    uint32_t sum = 0;
+    for (uint32_t c = 0; c < C; c++) {                                            /* softmax denominator */
+        uint32_t dlt = (uint32_t)(y32[best] - y32[c]);
+        if (dlt < (8u << F_SM)) {
+            uint32_t i = dlt >> 5, f = dlt & 31u;
+            int32_t l0 = bertl14_exp_lut[i], l1 = bertl14_exp_lut[i + 1];
+            sum += (uint32_t)(l0 + (((l1 - l0) * (int32_t)f + 16) >> 5));
+        }
+    }
+    uint64_t q16 = bertl14_udiv_round((uint64_t)32768u * 65536u, sum);          /* p(label) in Q16 */
+    result->label = best;
+    result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;
+    result->score_milli = (result->score_q16 * 1000u + 32768u) >> 16;
+    result->logits = y32;
+    result->num_labels = C;
+    return BERTL14_OK;
+}
+
+const char *bertl14_ctx_label_name(const bertl14_ctx_t *ctx, uint32_t idx)
+{
+    if (!ctx || ctx->initialized != BERTL14_CTX_MAGIC || idx >= ctx->dims.num_labels) {
+        return "";
+    }
+    bertl14_head_t head;
+    bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, &head);
+    const char *s = head.labels;
+    if (!s) {
+        return "";
+    }
+    for (uint32_t i = 0; i < idx; i++) {
+        while (*s) {
+            s++;
+        }
+        s++;
+    }
+    return s;
+}

@@ -1,0 +1,70 @@
+/* Internal declarations shared by the library's translation units (not installed). */
+#ifndef BERTL14_INTERNAL_H
+#define BERTL14_INTERNAL_H
+
+#include "bertl14.h"
+#include "bertl14_kernels.h"
+
+#define BERTL14_CTX_MAGIC 0x3134424Cu /* "LB14" */
+#define BERTL14_TOKEN_BLOCK 4u          /* tokens a weight load is reused for (DSP linear kernel) */
+#define BERTL14_MAX_HEAD_DIM 128u
+#define BERTL14_MAX_SEQ 512u
+
+/** One linear layer of the blob: weights [out][in] and its requantization. */
+typedef struct {
+    const int16_t *w;
+    uint32_t out, in;
+    bertl14_requant_t rq;
+} bertl14_linear_t;
+
+/** LayerNorm parameters of the blob. */
+typedef struct {
+    const int16_t *gamma;   /* Q(f_g) */
+    const int32_t *beta;    /* Q(f_out) */
+    int64_t eps_q;          /* max(1, round(eps * 2^(2 F_r))) */
+    int32_t g_shift;        /* 12 + f_g - f_out */
+    int32_t f_out;          /* exponent of the LN output (and of the INT8 rows made from it) */
+} bertl14_ln_t;
+
+/** One encoder layer as the forward pass needs it (pointers into the blob, derived shifts). */
+typedef struct {
+    bertl14_linear_t q, k, v, o;  /* attention projections (1/sqrt(d) folded into q) */
+    bertl14_linear_t up, down;    /* FFN */
+    int32_t score_shift;          /* f_q + f_k + 16 - F_SM */
+    int32_t res1_shift;           /* F_h + 8 + 12 - f_r1 */
+    const uint16_t *res1_u;
+    bertl14_ln_t ln1;
+    int32_t f_up;                 /* GELU input/output exponent */
+    const uint16_t *gelu_ism;
+    int32_t res2_shift;           /* ln1.f_out + 8 + 12 - f_r2 */
+    const uint16_t *res2_u;
+    bertl14_ln_t ln2;
+} bertl14_layer_t;
+
+/** Embeddings, pooler, classifier. */
+typedef struct {
+    const void *word;             /* int8 [V][H] or INT4 [V][H/2] */
+    const uint16_t *word_scale;
+    int32_t word_shift;
+    const int8_t *pos;            /* [P][H], token type 0 folded in */
+    const uint16_t *pos_scale;
+    int32_t pos_shift;
+    bertl14_ln_t ln;              /* F_r = f_e */
+    bertl14_linear_t pooler, classifier;
+    const char *labels;           /* num_labels NUL-terminated names back to back */
+} bertl14_head_t;
+
+/* bertl14_model.c: the weights blob (docs/model-format.md) */
+#define BERTL14_FLAG_INT4 1u
+#define BERTL14_FLAG_PER_TENSOR 2u
+#define BERTL14_FLAG_SMOOTHING 4u
+#define BERTL14_FLAG_CLASSIFIER 8u
+bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dims);
+void bertl14_model_layer(const int16_t *weights, const bertl14_dims_t *dims, uint32_t l, bertl14_layer_t *layer);
+void bertl14_model_head(const int16_t *weights, const bertl14_dims_t *dims, bertl14_head_t *head);
+int32_t bertl14_model_output_frac_bits(const int16_t *weights, const bertl14_dims_t *dims);
+
+/* bertl14_encoder.c */
+void bertl14_plan(const bertl14_dims_t *dims, uint32_t max_seq_len, bertl14_plan_t *plan);
+
+#endif /* BERTL14_INTERNAL_H */
