@@ -8,6 +8,7 @@ converting twice gives identical bytes.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -154,13 +155,9 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: ConvertOptions):
 
 
 def quant_option_values(qoptions_cls, opts: ConvertOptions) -> dict:
-    """Our CLI options mapped onto the fields QuantOptions has (it names them; we only pass known ones)."""
-    import dataclasses
-    wanted = {"embedding_bits": 4 if opts.embedding == "int4" else 8, "embedding": opts.embedding,
-              "per_tensor": opts.act_scale == "per-tensor", "act_scale": opts.act_scale,
-              "smoothing": opts.smoothing == "on", "max_seq_len": opts.max_seq_len}
-    names = {f.name for f in dataclasses.fields(qoptions_cls)}
-    return {k: v for k, v in wanted.items() if k in names}
+    """Our CLI spelling mapped onto QuantOptions (docs/numerics.md section 13)."""
+    return {"act_scale": opts.act_scale.replace("-", "_"), "smoothing": opts.smoothing == "on",
+            "embedding": opts.embedding}
 
 
 def make_tokenizer(fm: FloatModel):
@@ -238,6 +235,8 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
     if opts.calibration:
         inputs[Path(opts.calibration).name] = sha256_file(Path(opts.calibration))
 
+    # the position table keeps max_seq_len rows (docs/numerics.md section 11)
+    fm = dataclasses.replace(fm, pos_emb=fm.pos_emb[: opts.max_seq_len], max_position=opts.max_seq_len)
     qm = quantize(fm, calib_ids, opts)
     return write_model_folder(out_dir, fm, qm, opts, inputs=inputs, calib_source=calib_source,
                               calib_count=len(calib_ids), trim_report=trim_report,
@@ -282,9 +281,13 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
             vocab_bytes=len(vocab_bytes), vocab_count=len(vocab_words))
     _dump_json(out_dir / "labels.json", list(fm.labels))
+    (out_dir / "vocab.txt").write_text("".join(p + "\n" for p in fm.vocab), encoding="utf-8")
+    tokenizer = {"do_lower_case": fm.do_lower_case, "strip_accents": fm.strip_accents,
+                 "tokenize_chinese_chars": fm.tokenize_chinese_chars}
+    _dump_json(out_dir / "tokenizer_config.json", dict(tokenizer, tokenizer_class="BertTokenizer"))
     model_format.write_model_file(out_dir / "model.bl14", blob, vocab_bytes)
 
-    groups = weight_groups(model_format, qm)
+    groups = weight_groups(blob)
     manifest = {
         "format": FORMAT_NAME,
         "model": fm.name,
@@ -293,6 +296,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
                  "vocab_size": fm.vocab_size, "max_position": fm.max_position,
                  "num_labels": len(fm.labels) if fm.has_classifier else 0},
         "options": opts.public(),
+        "tokenizer": tokenizer,
         "flash_bytes": {"weights": len(blob), "weights_by_group": groups, "vocabulary": len(vocab_bytes),
                         "labels": groups.get("labels", 0), "total": len(blob) + len(vocab_bytes)},
         "work_buffer_bytes": work_bytes,
@@ -302,7 +306,8 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "sources": {"files": inputs,
                     "path": os.path.relpath(model_dir.resolve(), out_dir.resolve()) if model_dir else None},
         "outputs": {name: sha256_file(out_dir / name) for name in
-                    ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json")},
+                    ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
+                     "vocab.txt", "tokenizer_config.json")},
     }
     if importance is not None:
         manifest["head_importance"] = [[round(float(x), 6) for x in imp] for imp in importance]
@@ -331,8 +336,28 @@ def workbuf_size(workbuf, qm, fm: FloatModel, opts: ConvertOptions) -> int:
     return workbuf.work_buffer_size(qm, opts.max_seq_len)
 
 
-def weight_groups(model_format, qm) -> dict:
-    return dict(model_format.weight_groups(qm))
+GLOBAL_SECTIONS = ["word_embeddings", "word_embeddings", "position_embeddings", "position_embeddings",
+                   "embedding_layernorm", "embedding_layernorm", "embedding_layernorm"]
+LAYER_GROUPS = (["layer_params"] + ["attention_qkv"] * 12 + ["attention_output"] * 4 + ["ffn_up"] * 4
+                + ["ffn_down"] * 4 + ["layernorm"] * 4 + ["smoothing"] * 3)
+TAIL_GROUPS = ["pooler"] * 4 + ["classifier"] * 4 + ["labels"]
+
+
+def weight_groups(blob: bytes) -> dict:
+    """Flash bytes of the weights blob by tensor group, read from its section table (docs/model-format.md);
+    each section counts with its padding, so the groups add up to the blob's length."""
+    head = np.frombuffer(blob[:64], dtype="<u4")
+    n_layers, n_sections, table = int(head[2]), int(head[13]), int(head[14])
+    names = GLOBAL_SECTIONS + LAYER_GROUPS * n_layers + TAIL_GROUPS
+    if len(names) != n_sections:
+        raise UserError(f"weights blob has {n_sections} sections, expected {len(names)}: converter and "
+                        "model_format disagree on docs/model-format.md")
+    entries = np.frombuffer(blob[table:table + 8 * n_sections], dtype="<u4").reshape(-1, 2)
+    groups = {"header": int(table + 8 * n_sections)}
+    ends = [int(o) for o, _ in entries[1:]] + [len(blob)]
+    for name, (off, _size), end in zip(names, entries, ends):
+        groups[name] = groups.get(name, 0) + (end - int(off))
+    return groups
 
 
 # ------------------------------------------------------------------------------------------------------

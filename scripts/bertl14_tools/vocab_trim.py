@@ -53,7 +53,12 @@ def trim_vocab(fm: FloatModel, corpus: Iterable[str], tokenize: Callable[[str], 
     if missing:
         raise UserError(f"vocab.txt lacks {', '.join(missing)}; a BERT vocabulary needs them")
     kept = sorted(i for i in keep if 0 <= i < fm.vocab_size)
+    return keep_ids(fm, kept), TrimReport(fm.vocab_size, len(kept), n, kept)
+
+
+def keep_ids(fm: FloatModel, kept: list[int]) -> FloatModel:
+    """A copy of `fm` whose vocabulary is the listed old ids, in that order (e.g. a manifest's kept_ids)."""
     out = copy.copy(fm)
     out.vocab = [fm.vocab[i] for i in kept]
-    out.word_emb = np.ascontiguousarray(fm.word_emb[np.asarray(kept)])
-    return out, TrimReport(fm.vocab_size, len(kept), n, kept)
+    out.word_emb = np.ascontiguousarray(fm.word_emb[np.asarray(kept, dtype=np.int64)])
+    return out
