@@ -1,0 +1,368 @@
+"""`bertl14 dataset`: labelled intent sentences from Home Assistant's templates (and the user's own).
+
+The templates of the `home-assistant-intents` package (hassil syntax) are expanded by a seeded random
+walk instead of hassil's full enumeration, whose size is skewed by thousands to one between intents:
+each intent gets up to `--per-intent` distinct sentences. Slots are filled from our own lists in
+`bertl14_tools/data/slots-<lang>.yaml` (device names matching the domain the template block is scoped
+to, areas, floors, wildcard phrases); numbers are written as digits or as words. Every sentence keeps
+its slots as structured values (`{"name": ..., "area": ...}`), so a later pass can mask names.
+
+A sentence produced under two intents is dropped from both and counted. Out-of-domain sentences
+(`data/ood-<lang>.txt`, ours) become the `none` class; a third of them is held out in `ood.jsonl` to
+measure the false-accept rate. Same arguments and seed, same files, byte for byte.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+DATA_DIR = Path(__file__).parent / "data"
+LANGUAGES = ("en", "zh-CN")
+NONE_LABEL = "none"
+ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (issue 9)
+
+# domains for `{name}` in blocks that are not scoped to a domain
+DEFAULT_NAME_DOMAINS = {
+    "HassTurnOn": ["light", "switch", "fan", "media_player", "input_boolean"],
+    "HassTurnOff": ["light", "switch", "fan", "media_player", "input_boolean"],
+    "HassGetState": ["light", "switch", "fan", "cover", "lock", "sensor"],
+    "HassClimateGetTemperature": ["climate"],
+    "HassClimateSetTemperature": ["climate"],
+    "HassClimateSetFanMode": ["climate"],
+    "HassFanSetSpeed": ["fan"],
+    "HassLightSet": ["light"],
+    "HassSetPosition": ["cover", "valve"],
+    "HassVacuumStart": ["vacuum"],
+    "HassVacuumReturnToBase": ["vacuum"],
+    "HassVacuumCleanArea": ["vacuum"],
+    "HassLawnMowerStartMowing": ["lawn_mower"],
+    "HassLawnMowerDock": ["lawn_mower"],
+    "HassGetWeather": ["weather"],
+}
+MEDIA_INTENT_PREFIXES = ("HassMedia", "HassSetVolume")
+
+
+def normalize(text: str) -> str:
+    """The key sentences are compared by: lower case, NFKC, single spaces, no space between CJK characters."""
+    text = unicodedata.normalize("NFKC", text).lower().strip()
+    text = re.sub(r"\s+", " ", text)
+    return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)
+
+
+def clean_text(text: str) -> str:
+    """A generated sentence as we store it: single spaces, none between CJK characters."""
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGUAGES:
+        raise UserError(f"unsupported language {lang!r}: use one of {', '.join(LANGUAGES)}")
+    return lang
+
+
+def load_slot_values(lang: str) -> dict:
+    import yaml
+    path = DATA_DIR / f"slots-{check_lang(lang)}.yaml"
+    with open(path, encoding="utf-8") as f:
+        values = yaml.safe_load(f)
+    values["areas"] = [str(v) for v in values["areas"]]
+    values["floors"] = [str(v) for v in values["floors"]]
+    values["names"] = {d: [str(v) for v in names] for d, names in values["names"].items()}
+    values["wildcards"] = {k: [str(v) for v in phrases] for k, phrases in values["wildcards"].items()}
+    return values
+
+
+def load_ood(lang: str) -> list[str]:
+    """Our out-of-domain sentences for `lang`, in file order."""
+    path = DATA_DIR / f"ood-{check_lang(lang)}.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True):
+    """hassil `Intents` for Home Assistant's `lang` templates plus the user's YAML files."""
+    import yaml
+    from hassil.intents import Intents
+    from hassil.util import merge_dict
+
+    merged: dict = {}
+    if builtin:
+        import home_assistant_intents
+        merged = home_assistant_intents.get_intents(lang)
+        if merged is None:
+            raise UserError(f"home-assistant-intents has no templates for {lang!r}")
+        merged = json.loads(json.dumps(merged))  # own copy: merge_dict edits in place
+    for name in extra_files or []:
+        try:
+            with open(name, encoding="utf-8") as f:
+                user = yaml.safe_load(f)
+        except OSError as exc:
+            raise UserError(f"cannot read intents file {name}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise UserError(f"{name} is not valid YAML ({str(exc).splitlines()[0]}): fix the file") from exc
+        if not isinstance(user, dict) or not isinstance(user.get("intents"), dict):
+            raise UserError(f"{name} has no 'intents:' mapping: write hassil intents YAML (see models/README.md)")
+        merge_dict(merged, user)
+    merged.setdefault("language", lang)
+    merged.setdefault("intents", {})
+    try:
+        return Intents.from_dict(merged)
+    except Exception as exc:  # hassil parse errors carry the template
+        raise UserError(f"cannot parse the intent templates: {exc}") from exc
+
+
+@dataclass
+class Sample:
+    text: str
+    intent: str
+    slots: dict = field(default_factory=dict)
+
+
+class Expander:
+    """Seeded random walk through hassil templates; slot values from our lists."""
+
+    def __init__(self, intents, lang: str, slot_values: dict, rng: random.Random):
+        self.intents = intents
+        self.lang = lang
+        self.values = slot_values
+        self.rng = rng
+        self._numbers = None
+
+    # -- slot values -------------------------------------------------------------
+    def entity_value(self, list_name: str, domains: list[str]) -> str:
+        """A name, area or floor surface text (the hook name masking replaces)."""
+        if list_name == "area":
+            return self.rng.choice(self.values["areas"])
+        if list_name == "floor":
+            return self.rng.choice(self.values["floors"])
+        names = self.values["names"]
+        usable = [d for d in domains if names.get(d)] or sorted(names)
+        return self.rng.choice(names[self.rng.choice(usable)])
+
+    def number_text(self, number) -> str:
+        if self.rng.random() < 0.5 or (not float(number).is_integer() and self.lang != "en"):
+            text = f"{number:g}" if isinstance(number, float) else str(number)
+            return text
+        if self._numbers is None:
+            from hassil.numbers import get_rbnf_engine
+            self._numbers = get_rbnf_engine(self.lang)
+        words = self._numbers.format_number(number).text_by_ruleset
+        text = words.get("spellout-cardinal") or next(iter(words.values()))
+        if self.lang == "en" and "-" in text and self.rng.random() < 0.5:
+            text = text.replace("-", " ")
+        return text
+
+    # -- expression walk ---------------------------------------------------------
+    def walk(self, expr, ctx: dict) -> str:
+        from hassil.expression import (Alternative, ListReference, Permutation, RuleReference,
+                                       Sequence, TextChunk)
+        from hassil.intents import RangeSlotList, TextSlotList, WildcardSlotList
+
+        if isinstance(expr, TextChunk):
+            return expr.original_text if expr.original_text is not None else expr.text
+        if isinstance(expr, Alternative):
+            return self.walk(self.rng.choice(expr.items), ctx)
+        if isinstance(expr, Permutation):
+            items = list(expr.items)
+            self.rng.shuffle(items)
+            return " ".join(self.walk(item, ctx) for item in items)
+        if isinstance(expr, Sequence):
+            return "".join(self.walk(item, ctx) for item in expr.items)
+        if isinstance(expr, RuleReference):
+            rule = ctx["rules"].get(expr.rule_name)
+            if rule is None:
+                raise UserError(f"template uses undefined rule <{expr.rule_name}>: define it in expansion_rules")
+            return self.walk(rule.expression, ctx)
+        if isinstance(expr, ListReference):
+            name, slot = expr.list_name, expr.slot_name
+            if name in ENTITY_LISTS:
+                text = self.entity_value(name, ctx["domains"])
+                ctx["slots"][slot] = text
+                return text
+            slot_list = ctx["lists"].get(name)
+            if isinstance(slot_list, WildcardSlotList) or (slot_list is None and name in self.values["wildcards"]):
+                phrases = self.values["wildcards"].get(name)
+                if not phrases:
+                    raise UserError(f"no phrases for wildcard {{{name}}}: add them under wildcards: in "
+                                    f"{DATA_DIR / f'slots-{self.lang}.yaml'}")
+                text = self.rng.choice(phrases)
+                ctx["slots"][slot] = text
+                return text
+            if isinstance(slot_list, TextSlotList):
+                value = self.rng.choice(slot_list.values)
+                ctx["slots"][slot] = value.value_out
+                return self.walk(value.text_in, ctx)
+            if isinstance(slot_list, RangeSlotList):
+                numbers = list(slot_list.get_numbers())
+                number = self.rng.choice(numbers)
+                ctx["slots"][slot] = number
+                return self.number_text(number)
+            raise UserError(f"template uses undefined list {{{name}}}: define it under lists:")
+        raise UserError(f"unsupported template expression {type(expr).__name__}")
+
+    def templates(self, intent_name: str):
+        """(intent data block, sentence) pairs of an intent."""
+        intent = self.intents.intents[intent_name]
+        return [(data, sentence) for data in intent.data for sentence in data.sentences]
+
+    def sample(self, intent_name: str, data, sentence) -> Sample:
+        domains = sorted(data.domains)
+        if not domains:
+            domains = DEFAULT_NAME_DOMAINS.get(intent_name) or (
+                ["media_player"] if intent_name.startswith(MEDIA_INTENT_PREFIXES) else [])
+        ctx = {
+            "rules": {**self.intents.expansion_rules, **data.expansion_rules},
+            "lists": {**self.intents.slot_lists, **data.slot_lists},
+            "domains": domains,
+            "slots": {},
+        }
+        text = clean_text(self.walk(sentence.expression, ctx))
+        slots = {k: v for k, v in ctx["slots"].items()}
+        for key, value in data.slots.items():      # fixed slots of the block (domain, ...)
+            slots.setdefault(key, value)
+        return Sample(text=text, intent=intent_name, slots=slots)
+
+
+@dataclass
+class Dataset:
+    train: list[dict]
+    validation: list[dict]
+    ood_eval: list[dict]
+    stats: dict
+
+
+def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
+                  builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
+                  only_intents: list[str] | None = None) -> Dataset:
+    check_lang(lang)
+    if per_intent < 1:
+        raise UserError("--per-intent must be at least 1")
+    if not 0 <= val_fraction < 1:
+        raise UserError("--val-fraction must be in [0, 1)")
+    rng = random.Random(seed)
+    intents = load_intents(lang, intent_files, builtin)
+    names = sorted(intents.intents)
+    if only_intents:
+        names = [n for n in names if n in set(only_intents)]
+    if not names:
+        raise UserError("no intents to expand: check --intents files")
+    expander = Expander(intents, lang, load_slot_values(lang), rng)
+
+    # 1. up to per_intent distinct sentences an intent, templates drawn uniformly
+    by_intent: dict[str, dict[str, Sample]] = {}
+    for name in names:
+        templates = expander.templates(name)
+        found: dict[str, Sample] = {}
+        attempts, max_attempts = 0, 20 * per_intent + 200
+        while templates and len(found) < per_intent and attempts < max_attempts:
+            data, sentence = templates[rng.randrange(len(templates))]
+            sample = expander.sample(name, data, sentence)
+            found.setdefault(normalize(sample.text), sample)
+            attempts += 1
+        by_intent[name] = found
+
+    # 2. a sentence under two labels is dropped everywhere
+    owners: dict[str, set[str]] = {}
+    for name, found in by_intent.items():
+        for key in found:
+            owners.setdefault(key, set()).add(name)
+    ood_sentences = load_ood(lang) if ood else []
+    for text in ood_sentences:
+        owners.setdefault(normalize(text), set()).add(NONE_LABEL)
+    conflicts = sorted(key for key, labels in owners.items() if len(labels) > 1)
+    conflict_set = set(conflicts)
+
+    # 3. stratified split, deterministic
+    train, validation = [], []
+    per_intent_counts = {}
+    for name in names:
+        rows = [s for key, s in by_intent[name].items() if key not in conflict_set]
+        per_intent_counts[name] = len(rows)
+        n_val = int(len(rows) * val_fraction)
+        for i, s in enumerate(rows):
+            (validation if i < n_val else train).append({"text": s.text, "intent": s.intent, "slots": s.slots})
+    ood_eval = []
+    if ood:
+        kept = [t for t in ood_sentences if normalize(t) not in conflict_set]
+        order = list(range(len(kept)))
+        rng.shuffle(order)
+        n_eval = len(kept) // 3
+        eval_idx = set(order[:n_eval])
+        ood_train = [kept[i] for i in range(len(kept)) if i not in eval_idx]
+        ood_eval = [{"text": kept[i], "intent": NONE_LABEL, "slots": {}} for i in sorted(eval_idx)]
+        n_val = int(len(ood_train) * val_fraction)
+        for i, text in enumerate(ood_train):
+            (validation if i < n_val else train).append({"text": text, "intent": NONE_LABEL, "slots": {}})
+        per_intent_counts[NONE_LABEL] = len(ood_train)
+    rng.shuffle(train)
+    rng.shuffle(validation)
+    stats = {
+        "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction,
+        "intent_files": list(intent_files or []), "builtin_intents": builtin,
+        "intents": len(names), "train": len(train), "validation": len(validation), "ood_eval": len(ood_eval),
+        "conflicts_dropped": len(conflicts), "conflict_examples": conflicts[:20],
+        "sentences_per_label": per_intent_counts,
+    }
+    return Dataset(train, validation, ood_eval, stats)
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def read_jsonl(path) -> list[dict]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not JSON lines ({exc.msg} at line {exc.lineno})") from exc
+
+
+def write_dataset(ds: Dataset, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "train.jsonl", ds.train)
+    write_jsonl(out / "validation.jsonl", ds.validation)
+    write_jsonl(out / "ood.jsonl", ds.ood_eval)
+    (out / "stats.json").write_text(json.dumps(ds.stats, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+                                    encoding="utf-8")
+
+
+def run(args) -> int:
+    ds = build_dataset(args.lang, per_intent=args.per_intent, seed=args.seed, intent_files=args.intents,
+                       builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood)
+    out = Path(args.out)
+    write_dataset(ds, out)
+    s = ds.stats
+    print(f"{out}: {s['train']} train, {s['validation']} validation, {s['ood_eval']} held-out out-of-domain; "
+          f"{s['intents']} intents, {s['conflicts_dropped']} sentences with two labels dropped")
+    short = {k: v for k, v in s["sentences_per_label"].items() if v < args.per_intent}
+    if short:
+        print("intents with fewer distinct sentences than --per-intent: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(short.items())))
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("dataset", help="expand intent templates into train/validation JSONL",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--lang", required=True, choices=LANGUAGES)
+    p.add_argument("--out", required=True, help="output folder (train.jsonl, validation.jsonl, ood.jsonl, stats.json)")
+    p.add_argument("--per-intent", type=int, default=1000, help="distinct sentences an intent (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--intents", nargs="+", metavar="FILE", help="your own hassil intents YAML files")
+    p.add_argument("--no-builtin", action="store_true", help="only the --intents files, not Home Assistant's")
+    p.add_argument("--no-ood", action="store_true", help="no out-of-domain `none` class")
+    p.add_argument("--val-fraction", type=float, default=0.1)
+    p.set_defaults(func=run)

