@@ -73,14 +73,14 @@ class RefEngine:
         self.model, self.ref, self.qm = model, reference, model.qm
 
     def embed(self, ids: list[int]) -> Embedding:
-        r = self.ref.forward(self.qm, ids)
-        return Embedding(cls=[float(x) for x in r.cls_float], cls_int8=[int(x) for x in r.cls_q],
-                         cls_scale=float(r.cls_scale))
+        r = self.ref.encode(self.qm, ids)
+        return Embedding(cls=[float(x) for x in r.cls_float], cls_int8=[int(x) for x in r.cls],
+                         cls_scale=float(r.cls_scale) * 2.0 ** -(r.hidden_f + 8))
 
     def predict(self, ids: list[int]) -> Prediction:
         if not self.qm.has_classifier:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
-        r = self.ref.forward(self.qm, ids)
+        r = self.ref.encode(self.qm, ids)
         return Prediction(int(r.label), float(r.score_q16) / 65536.0, len(ids))
 
 
@@ -97,7 +97,7 @@ class CEngine(RefEngine):
             raise UserError("the c engine (bertl14_tools.cengine, the C library via ctypes) is not in this "
                             "checkout yet; use --engine ref (bit-exact with it by contract)") from None
         self.model = model
-        self.eng = cengine.CEngine(model.path) if hasattr(cengine, "CEngine") else cengine.open(model.path)
+        self.eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len)
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.eng.tokenize(text, self.model.max_seq_len))
@@ -108,6 +108,8 @@ class CEngine(RefEngine):
                          cls_scale=float(r.cls_scale))
 
     def predict(self, ids: list[int]) -> Prediction:
+        if not self.model.labels:
+            raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.eng.classify(ids)
         return Prediction(int(r.label), float(r.score_q16) / 65536.0, len(ids))
 

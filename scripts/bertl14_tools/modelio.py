@@ -89,8 +89,8 @@ class Model:
     @cached_property
     def qm(self):
         """The QuantModel, read back from model.bl14 (what the C library runs)."""
-        from .model_format import read_model_file
-        return read_model_file(self.path / "model.bl14").qm
+        from .model_format import read_model_file, read_weights
+        return read_weights(bytes(read_model_file(self.path / "model.bl14").weights))
 
     @property
     def has_float(self) -> bool:
