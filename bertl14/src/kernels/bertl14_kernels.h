@@ -119,7 +119,7 @@ int32_t bertl14_tanh_q12(int32_t u);
 /** tanh-LUT GELU in place on int16 values in Q(f_in), 0 <= f_in <= 12 (numerics "GELU"). */
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in);
 
-/** residual_add_s32: r_c = y_c + rsr(h_c * s_h * u_c, shift) (int32 y in place),
+/** residual_add_s32: r_c = sat32(y_c + rsr(h_c * s_h * u_c, shift)) (int32 y in place),
  *  shift = F_h + 8 + 12 - F_r, u the Q12 un-smoothing factors. */
 void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n);
 

@@ -7,7 +7,7 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
 {
     for (uint32_t c = 0; c < n; c++) {
         /* |h * s_h * u| < 2^7 * 2^17 * 2^16: int64; u un-smooths channel c (4096 = identity) */
-        y[c] += (int32_t)bertl14_rsr((int64_t)h[c] * s_h * u[c], shift);
+        y[c] = bertl14_sat32(y[c] + bertl14_rsr((int64_t)h[c] * s_h * u[c], shift));
     }
 }
 

@@ -1,0 +1,217 @@
+"""The `c` engine: the bertl14 C library built for the host (cbuild.py) and called through ctypes.
+
+    eng = CEngine("models/en")          # a converted model folder / model.bl14, or CEngine(weights, vocab_words)
+    ids = eng.tokenize("turn on the light")          # tokenize_status() also returns the status code
+    out = eng.encode(ids)        # out.hidden int8 [N, H], out.scales uint32 [N], out.frac_bits, out.cls_q
+    cls = eng.classify()         # label, score_q16, logits (int32 Q10) of the last encode (or classify(ids))
+
+Each engine owns its context, its work buffer and a copy of the model data, so several engines
+(e.g. the portable and the DSP kernel builds) can live side by side in one process.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import cbuild
+from .errors import UserError
+
+STATUS = {
+    0: "BERTL14_OK", -1: "BERTL14_ERR_INVALID_CONFIG", -2: "BERTL14_ERR_BUFFER_TOO_SMALL",
+    -3: "BERTL14_ERR_TOKEN_OVERFLOW", -4: "BERTL14_ERR_INVALID_SEQ_LEN", -5: "BERTL14_ERR_NULL_POINTER",
+    -6: "BERTL14_ERR_INVALID_UTF8", -7: "BERTL14_ERR_NOT_INITIALIZED", -8: "BERTL14_ERR_NO_CLASSIFIER",
+    -9: "BERTL14_ERR_INVALID_TOKEN",
+}
+CTX_BYTES = 4096  # >= sizeof(bertl14_ctx_t) (checked by the C unit tests)
+
+WRITE_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
+
+
+class Config(ctypes.Structure):
+    _fields_ = [("max_seq_len", ctypes.c_uint32), ("vocab_size", ctypes.c_uint32),
+                ("work_buffer_ptr", ctypes.c_void_p), ("work_buffer_size", ctypes.c_uint32),
+                ("weights_ptr", ctypes.c_void_p), ("vocab_offsets", ctypes.c_void_p)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data_ptr", ctypes.c_void_p), ("dims", ctypes.c_uint32 * 4), ("dtype", ctypes.c_int)]
+
+
+class Dims(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in (
+        "hidden", "num_layers", "num_heads", "head_dim", "intermediate", "max_heads_kept",
+        "max_position", "vocab_size", "num_labels", "flags")]
+
+
+class Classification(ctypes.Structure):
+    _fields_ = [("label", ctypes.c_uint32), ("score_q16", ctypes.c_uint32), ("score_milli", ctypes.c_uint32),
+                ("logits", ctypes.POINTER(ctypes.c_int32)), ("num_labels", ctypes.c_uint32)]
+
+
+_LIBS: dict[tuple, ctypes.CDLL] = {}
+
+
+def load_library(kernels: str = "portable", sanitize: tuple[str, ...] = ()) -> ctypes.CDLL:
+    key = (kernels, tuple(sanitize))
+    if key in _LIBS:
+        return _LIBS[key]
+    lib = ctypes.CDLL(str(cbuild.build_library(kernels, sanitize)))
+    P, U32, I32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int
+    sig = {
+        "bertl14_ctx_init": (I32, [P, P]),
+        "bertl14_ctx_tokenize": (I32, [P, ctypes.c_char_p, P, P, U32]),
+        "bertl14_ctx_encode": (I32, [P, P, U32, P]),
+        "bertl14_ctx_get_last_hidden_state": (I32, [P, P]),
+        "bertl14_ctx_output_scale": (I32, [P, U32, P, P]),
+        "bertl14_ctx_dims": (I32, [P, P]),
+        "bertl14_ctx_classify": (I32, [P, P]),
+        "bertl14_ctx_label_name": (ctypes.c_char_p, [P, U32]),
+        "bertl14_ctx_set_output_hook": (I32, [P, WRITE_FN, P]),
+        "bertl14_ctx_dump_tensor": (I32, [P, P, ctypes.c_char_p]),
+        "bertl14_required_work_buffer_size": (U32, [P, U32]),
+        "bertl14_status_str": (ctypes.c_char_p, [I32]),
+    }
+    for name, (res, args) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    _LIBS[key] = lib
+    return lib
+
+
+def status_name(code: int) -> str:
+    return STATUS.get(code, f"status {code}")
+
+
+@dataclass
+class Encoded:
+    hidden: np.ndarray      # int8 [N, H]: every token's last-layer row
+    scales: np.ndarray      # uint32 [N]: row scales (real = q * s * 2^-(F+8))
+    frac_bits: int          # F of the output rows
+
+    @property
+    def cls_q(self) -> np.ndarray:
+        return self.hidden[0]
+
+    @property
+    def cls_scale(self) -> float:
+        """Real value of one INT8 step of the [CLS] row."""
+        return float(self.scales[0]) * 2.0 ** -(self.frac_bits + 8)
+
+    @property
+    def cls_float(self) -> np.ndarray:
+        return self.hidden[0].astype(np.float64) * self.cls_scale
+
+
+@dataclass
+class Classified:
+    label: int
+    score_q16: int
+    score_milli: int
+    logits: np.ndarray      # int32 [C], Q10
+    label_name: str
+
+
+def read_model(path) -> tuple[bytes, np.ndarray]:
+    """(weights blob, vocabulary section words) of a converted model folder or a model.bl14 file."""
+    from . import model_format
+    p = Path(path)
+    f = p / "model.bl14" if p.is_dir() else p
+    if not f.is_file():
+        raise UserError(f"{path}: no model.bl14 found: convert the model with `bertl14 convert`")
+    mf = model_format.read_model_file(f)
+    return bytes(mf.weights), np.asarray(mf.vocab_words, dtype=np.uint32)
+
+
+class CEngine:
+    def __init__(self, weights, vocab_words=None, max_seq_len: int | None = None,
+                 kernels: str = "portable", sanitize: tuple[str, ...] = ()):
+        if vocab_words is None:  # a model folder or model.bl14 path
+            weights, vocab_words = read_model(weights)
+        self.lib = load_library(kernels, tuple(sanitize))
+        self.kernels = kernels
+        self._weights = ctypes.create_string_buffer(bytes(weights), len(weights))
+        vocab = np.ascontiguousarray(np.asarray(vocab_words, dtype=np.uint32))
+        self._vocab = ctypes.create_string_buffer(vocab.tobytes(), vocab.nbytes)
+        header = np.frombuffer(bytes(weights[:64]), dtype="<u4") if len(weights) >= 64 else np.zeros(16, "<u4")
+        self.max_position = int(header[9])
+        self.max_seq_len = int(max_seq_len or min(self.max_position, 512))
+        need = self.lib.bertl14_required_work_buffer_size(self._weights, self.max_seq_len)
+        if need == 0:
+            raise UserError("the weights are not a bertl14 model blob (or max_seq_len is out of range): "
+                            "convert the model again with `bertl14 convert`")
+        self.work_buffer_size = int(need)
+        self._work = (ctypes.c_uint32 * ((need + 3) // 4))()
+        self._ctx = (ctypes.c_uint64 * (CTX_BYTES // 8))()
+        cfg = Config(self.max_seq_len, int(header[8]), ctypes.addressof(self._work), need,
+                     ctypes.addressof(self._weights), ctypes.addressof(self._vocab))
+        st = self.lib.bertl14_ctx_init(self._ctx, ctypes.byref(cfg))
+        if st != 0:
+            raise UserError(f"bertl14_ctx_init failed: {status_name(st)} "
+                            f"({self.lib.bertl14_status_str(st).decode()})")
+        d = Dims()
+        self.lib.bertl14_ctx_dims(self._ctx, ctypes.byref(d))
+        self.dims = {n: getattr(d, n) for n, _ in Dims._fields_}
+        self._hook = None
+
+    # -- calls --------------------------------------------------------------------------------
+    def tokenize(self, text: str | bytes, max_tokens: int | None = None) -> list[int]:
+        """Token ids [CLS] ... [SEP] (truncated to max_tokens like the C call)."""
+        ids, st = self.tokenize_status(text, max_tokens)
+        if st not in (0, -3):
+            raise UserError(f"bertl14_tokenize failed: {status_name(st)}")
+        return ids
+
+    def tokenize_status(self, text: str | bytes, max_tokens: int | None = None) -> tuple[list[int], int]:
+        """Token ids ([CLS] ... [SEP]) and the status code (0, or -3 for a usable truncation)."""
+        max_tokens = max_tokens or self.max_seq_len
+        raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        ids = (ctypes.c_int32 * max(1, max_tokens))()
+        count = ctypes.c_uint32(0)
+        st = self.lib.bertl14_ctx_tokenize(self._ctx, raw, ids, ctypes.byref(count), max_tokens)
+        return list(ids[: count.value]), st
+
+    def encode(self, ids) -> Encoded:
+        arr = (ctypes.c_int32 * max(1, len(ids)))(*ids)
+        t = Tensor()
+        st = self.lib.bertl14_ctx_encode(self._ctx, arr, len(ids), ctypes.byref(t))
+        if st != 0:
+            raise UserError(f"bertl14_encode failed: {status_name(st)}")
+        st = self.lib.bertl14_ctx_get_last_hidden_state(self._ctx, ctypes.byref(t))
+        assert st == 0, status_name(st)
+        n, h = t.dims[1], t.dims[2]
+        hidden = np.ctypeslib.as_array((ctypes.c_int8 * (n * h)).from_address(t.data_ptr)).reshape(n, h).copy()
+        scales = np.zeros(n, dtype=np.uint32)
+        s, f = ctypes.c_uint32(), ctypes.c_int32()
+        for i in range(n):
+            self.lib.bertl14_ctx_output_scale(self._ctx, i, ctypes.byref(s), ctypes.byref(f))
+            scales[i] = s.value
+        return Encoded(hidden, scales, f.value)
+
+    def classify(self, ids=None) -> Classified:
+        """Pooler + classifier of the last encode (or of `ids`, encoded first)."""
+        if ids is not None:
+            self.encode(ids)
+        r = Classification()
+        st = self.lib.bertl14_ctx_classify(self._ctx, ctypes.byref(r))
+        if st != 0:
+            raise UserError(f"bertl14_classify failed: {status_name(st)}")
+        logits = np.array(r.logits[: r.num_labels], dtype=np.int32)
+        name = self.lib.bertl14_ctx_label_name(self._ctx, r.label).decode("utf-8", "replace")
+        return Classified(r.label, r.score_q16, r.score_milli, logits, name)
+
+    def dump_cls(self, name: str = "CLS_EMB") -> str:
+        """What bertl14_dump_tensor writes for the last [CLS] row (the seed's UART debugging)."""
+        chunks: list[bytes] = []
+        self._hook = WRITE_FN(lambda p, n, _u: chunks.append(ctypes.string_at(p, n)))
+        self.lib.bertl14_ctx_set_output_hook(self._ctx, self._hook, None)
+        t = Tensor()
+        st = self.lib.bertl14_ctx_get_last_hidden_state(self._ctx, ctypes.byref(t))
+        if st != 0:
+            raise UserError(f"nothing encoded yet: {status_name(st)}")
+        t.dims[1] = 1
+        st = self.lib.bertl14_ctx_dump_tensor(self._ctx, ctypes.byref(t), name.encode())
+        assert st == 0, status_name(st)
+        return b"".join(chunks).decode()

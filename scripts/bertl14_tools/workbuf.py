@@ -1,0 +1,61 @@
+"""Python mirror of `bertl14_required_work_buffer_size()` (bertl14/src/bertl14_encoder.c,
+`bertl14_plan`), byte for byte: the converter's manifest and `bertl14_config.h` use it.
+
+The plan: the residual stream h, keys and values of every token (int8 + per-head uint32 scales),
+then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
+load across the block). Nothing depends on the number of layers; everything else grows linearly
+in max_seq_len.
+"""
+from __future__ import annotations
+
+import struct
+
+TOKEN_BLOCK = 4      # BERTL14_TOKEN_BLOCK
+MAX_SEQ = 512        # BERTL14_MAX_SEQ
+BLOB_MAGIC = 0x34314C42
+
+
+def _a4(x: int) -> int:
+    return (x + 3) & ~3
+
+
+def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_labels: int,
+         max_seq_len: int) -> dict[str, int]:
+    """Byte offset of every work-buffer region and `total`, exactly as bertl14_plan() lays them out."""
+    n, B, H, I = max_seq_len, TOKEN_BLOCK, hidden, intermediate
+    A = heads_kept * head_dim
+    X, Y = max(H, A, 1), max(H, num_labels, 1)
+    regions = [
+        ("h", n * H), ("h_scale", n * 4),
+        ("k", n * A), ("k_scale", n * heads_kept * 4),
+        ("v", n * A), ("v_scale", n * heads_kept * 4),
+        ("x16", B * X * 2), ("x_scale", B * 4),
+        ("q16", B * A * 2), ("q8", B * A), ("q_scale", B * heads_kept * 4),
+        ("ctx16", B * A * 2), ("scores", n * 4), ("probs", n),
+        ("y32", B * Y * 4), ("ln16", B * H * 2), ("h1", B * H), ("h1_scale", B * 4),
+        ("up16", B * I * 2),
+    ]
+    out, off = {}, 0
+    for name, size in regions:
+        out[name] = off
+        off += _a4(size)
+    out["total"] = off
+    return out
+
+
+def required_work_buffer_size(weights: bytes, max_seq_len: int) -> int:
+    """Bytes bertl14_init needs for the weights blob `weights` at `max_seq_len` (0 if invalid,
+    like the C function)."""
+    if len(weights) < 64 or not 1 <= max_seq_len <= MAX_SEQ:
+        return 0
+    w = struct.unpack_from("<16I", weights, 0)
+    if w[0] != BLOB_MAGIC or w[1] != 1 or max_seq_len > w[9]:
+        return 0
+    _, _, _layers, hidden, _heads_total, heads_kept, head_dim, inter, _vocab, _maxpos, labels = w[:11]
+    return plan(hidden, heads_kept, head_dim, inter, labels, max_seq_len)["total"]
+
+
+def work_buffer_size(qm, max_seq_len: int) -> int:
+    """The same from a QuantModel-like object with hidden, heads_kept, head_dim, intermediate, num_labels."""
+    return plan(qm.hidden, qm.heads_kept, qm.head_dim, qm.intermediate, getattr(qm, "num_labels", 0),
+                max_seq_len)["total"]
