@@ -1,0 +1,17 @@
+/* Line handling of the UART console: banner, line assembly from the RX ring, the reply to a line. */
+#ifndef APP_CONSOLE_H
+#define APP_CONSOLE_H
+
+#include <stddef.h>
+
+/** Print the ready banner (first line after reset). */
+void console_banner(const char *rtos);
+
+/** Drain the RX ring: assemble lines (ending in \n; \r is dropped) and answer each complete one.
+ *  Called by the task / main loop whenever the RX interrupt signalled new bytes. */
+void console_poll(void);
+
+/** Write a NUL-terminated string to the console. */
+void console_puts(const char *s);
+
+#endif /* APP_CONSOLE_H */

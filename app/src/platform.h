@@ -1,0 +1,37 @@
+/*
+ * The board layer the application runs on; one implementation per platform in
+ * app/src/platform/<platform>/ (mps2: QEMU MPS2 boards, stm32h7: nucleo_h743zi, host: the PC).
+ */
+#ifndef APP_PLATFORM_H
+#define APP_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ringbuf.h"
+
+/** Bytes received by the console UART's RX interrupt, waiting for the application. */
+extern ringbuf_t app_rx_ring;
+
+/** Clocks and the console UART (CONFIG_APP_UART_BAUDRATE, 8N1) with its RX interrupt enabled. */
+void platform_init(void);
+
+/** Blocking write to the console UART. */
+void platform_console_write(const char *data, size_t len);
+
+/** Bare-metal idle: sleep until an interrupt (WFI). Called with interrupts masked (PRIMASK):
+ *  a pending interrupt still wakes the core, and runs as soon as the caller unmasks. */
+void platform_wait_for_interrupt(void);
+
+/** Mask / unmask interrupts (PRIMASK). */
+void platform_irq_disable(void);
+void platform_irq_enable(void);
+
+/** Unrecoverable error: report on the console and stop. */
+void platform_fatal(const char *what, int line);
+
+/** Provided by the execution model (rtos_freertos.c / rtos_none.c): the RX interrupt calls it
+ *  after queueing bytes into app_rx_ring. */
+void app_rx_notify_from_isr(void);
+
+#endif /* APP_PLATFORM_H */

@@ -1,0 +1,39 @@
+/*
+ * Minimal register definitions for the QEMU MPS2 boards (AN500 Cortex-M7, AN386 Cortex-M4), so the
+ * board builds with no module. Addresses and interrupt numbers from QEMU's hw/arm/mps2.c:
+ *   CMSDK APB UART0 at 0x40004000, RX interrupt IRQ 0, TX interrupt IRQ 1
+ *   (UART0-2 overflow interrupts are ORed onto IRQ 12); system clock 25 MHz.
+ */
+#ifndef MPS2_CMSDK_H
+#define MPS2_CMSDK_H
+
+#include <stdint.h>
+
+#define MPS2_SYSCLK_HZ 25000000u
+
+typedef struct {
+    volatile uint32_t DATA;      /* 0x00 RX/TX data */
+    volatile uint32_t STATE;     /* 0x04 bit0 TX buffer full, bit1 RX buffer full, bit2/3 overrun (W1C) */
+    volatile uint32_t CTRL;      /* 0x08 bit0 TX en, bit1 RX en, bit2 TX int en, bit3 RX int en */
+    volatile uint32_t INTSTATUS; /* 0x0C bit0 TX int, bit1 RX int (write 1 to clear) */
+    volatile uint32_t BAUDDIV;   /* 0x10 baud divider (>= 16) */
+} cmsdk_uart_t;
+
+#define CMSDK_UART0 ((cmsdk_uart_t *)0x40004000u)
+#define CMSDK_UART0_RX_IRQn 0
+
+#define CMSDK_UART_STATE_TXFULL   (1u << 0)
+#define CMSDK_UART_STATE_RXFULL   (1u << 1)
+#define CMSDK_UART_STATE_RXOVR    (1u << 3)
+#define CMSDK_UART_CTRL_TXEN      (1u << 0)
+#define CMSDK_UART_CTRL_RXEN      (1u << 1)
+#define CMSDK_UART_CTRL_RXINTEN   (1u << 3)
+#define CMSDK_UART_INT_RX         (1u << 1)
+
+/* Armv7-M system control space. */
+#define SCB_CPACR     (*(volatile uint32_t *)0xE000ED88u) /* coprocessor access (FPU: CP10/CP11) */
+#define SCB_VTOR      (*(volatile uint32_t *)0xE000ED08u)
+#define NVIC_ISER0    (*(volatile uint32_t *)0xE000E100u)
+#define NVIC_IPR_BYTE ((volatile uint8_t *)0xE000E400u)
+
+#endif /* MPS2_CMSDK_H */

@@ -1,0 +1,78 @@
+/*
+ * Platform layer of the QEMU MPS2 boards: CMSDK UART0 as the console, RX interrupt-driven.
+ * The RX interrupt clears its status first, then drains the data register: a byte that arrives
+ * after the drain raises the interrupt again, so none is left behind (clearing after the drain
+ * could lose the interrupt of a byte received in between and stall reception).
+ */
+#include <stdint.h>
+
+#include "cmsdk.h"
+#include "console.h"
+#include "platform.h"
+
+/* Same priority rule as FreeRTOSConfig.h: RX interrupt less urgent than the syscall ceiling (5). */
+#define UART_RX_PRIORITY (6u << (8 - 3))
+
+void platform_init(void)
+{
+    CMSDK_UART0->BAUDDIV = MPS2_SYSCLK_HZ / CONFIG_APP_UART_BAUDRATE;
+    CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN | CMSDK_UART_CTRL_RXINTEN;
+    NVIC_IPR_BYTE[CMSDK_UART0_RX_IRQn] = (uint8_t)UART_RX_PRIORITY;
+    NVIC_ISER0 = 1u << CMSDK_UART0_RX_IRQn;
+}
+
+void UART0RX_Handler(void)
+{
+    CMSDK_UART0->INTSTATUS = CMSDK_UART_INT_RX;
+    while (CMSDK_UART0->STATE & CMSDK_UART_STATE_RXFULL) {
+        ringbuf_put(&app_rx_ring, (uint8_t)CMSDK_UART0->DATA);
+    }
+    app_rx_notify_from_isr();
+}
+
+void platform_console_write(const char *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        while (CMSDK_UART0->STATE & CMSDK_UART_STATE_TXFULL) {
+        }
+        CMSDK_UART0->DATA = (uint8_t)data[i];
+    }
+}
+
+void platform_wait_for_interrupt(void)
+{
+    __asm volatile("dsb\n\twfi" ::: "memory");
+}
+
+void platform_irq_disable(void)
+{
+    __asm volatile("cpsid i" ::: "memory");
+}
+
+void platform_irq_enable(void)
+{
+    __asm volatile("cpsie i" ::: "memory");
+}
+
+void platform_fatal(const char *what, int line)
+{
+    platform_irq_disable();
+    console_puts("\r\nfatal: ");
+    console_puts(what ? what : "?");
+    if (line) {
+        char buf[12];
+        int i = (int)sizeof(buf);
+        buf[--i] = '\0';
+        unsigned v = (unsigned)line;
+        do {
+            buf[--i] = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+        console_puts(":");
+        console_puts(&buf[i]);
+    }
+    console_puts("\r\n");
+    for (;;) {
+        __asm volatile("wfi");
+    }
+}

@@ -1,0 +1,74 @@
+/*
+ * Startup of the QEMU MPS2 boards: vector table (16 system exceptions + 32 MPS2 interrupts),
+ * Reset_Handler (FPU on, .data copied, .bss zeroed, main()). QEMU loads the ELF and takes the
+ * initial SP and PC from the table at address 0.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cmsdk.h"
+
+extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
+extern int main(void);
+
+void Reset_Handler(void);
+void Default_Handler(void);
+void platform_fatal(const char *what, int line);
+
+#define WEAK_ALIAS __attribute__((weak, alias("Default_Handler")))
+void NMI_Handler(void) WEAK_ALIAS;
+void HardFault_Handler(void);
+void MemManage_Handler(void) WEAK_ALIAS;
+void BusFault_Handler(void) WEAK_ALIAS;
+void UsageFault_Handler(void) WEAK_ALIAS;
+void SVC_Handler(void) WEAK_ALIAS;
+void DebugMon_Handler(void) WEAK_ALIAS;
+void PendSV_Handler(void) WEAK_ALIAS;
+void SysTick_Handler(void) WEAK_ALIAS;
+void UART0RX_Handler(void) WEAK_ALIAS;
+
+typedef void (*vector_t)(void);
+
+__attribute__((section(".isr_vector"), used))
+const vector_t vector_table[16 + 32] = {
+    (vector_t)(uintptr_t)&_estack,
+    Reset_Handler,
+    NMI_Handler,
+    HardFault_Handler,
+    MemManage_Handler,
+    BusFault_Handler,
+    UsageFault_Handler,
+    0, 0, 0, 0,
+    SVC_Handler,
+    DebugMon_Handler,
+    0,
+    PendSV_Handler,
+    SysTick_Handler,
+    [16 + CMSDK_UART0_RX_IRQn] = UART0RX_Handler,
+    /* all other interrupts: Default_Handler (filled in below) */
+    [16 + 1 ... 16 + 31] = Default_Handler,
+};
+
+void Reset_Handler(void)
+{
+    /* Full access to CP10/CP11 before any floating-point instruction (hard-float ABI). */
+    SCB_CPACR |= (0xFu << 20);
+    __asm volatile("dsb\n\tisb" ::: "memory");
+
+    memcpy(&_sdata, &_sidata, (size_t)((uintptr_t)&_edata - (uintptr_t)&_sdata));
+    memset(&_sbss, 0, (size_t)((uintptr_t)&_ebss - (uintptr_t)&_sbss));
+
+    main();
+    for (;;) {
+    }
+}
+
+void HardFault_Handler(void)
+{
+    platform_fatal("HardFault", 0);
+}
+
+void Default_Handler(void)
+{
+    platform_fatal("unexpected interrupt", 0);
+}

@@ -1,0 +1,30 @@
+/*
+ * Bare-metal execution model: the UART RX interrupt queues bytes and sets rx_pending; the main loop
+ * answers complete lines and otherwise sleeps in WFI. The flag is tested with interrupts masked, so
+ * an interrupt arriving between the test and the WFI still wakes the core (no lost wake-up).
+ */
+#include <stdint.h>
+
+#include "console.h"
+#include "platform.h"
+
+static volatile uint32_t rx_pending;
+
+void app_rx_notify_from_isr(void)
+{
+    rx_pending = 1u;
+}
+
+void app_run(void)
+{
+    console_banner("none");
+    for (;;) {
+        platform_irq_disable();
+        if (!rx_pending) {
+            platform_wait_for_interrupt();
+        }
+        rx_pending = 0u;
+        platform_irq_enable(); /* the pending RX interrupt runs here */
+        console_poll();
+    }
+}

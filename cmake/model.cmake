@@ -1,0 +1,47 @@
+# bertl14_add_model(<target>): compile the model named by CONFIG_BERTL14_MODEL_DIR into <target>.
+#
+# An application that runs inference sets BERTL14_APP_USES_MODEL ON and calls this. The build runs
+#   bertl14 convert --model <CONFIG_BERTL14_MODEL_DIR> --out <build>/generated/model
+#                   --max-seq-len <CONFIG_BERTL14_MAX_SEQ_LEN> --prune-heads <CONFIG_BERTL14_PRUNE_HEADS>
+#                   --embedding int8|int4 --target-arch cortex-m7|cortex-m4|host
+# whenever .config or the model folder changes, so .config stays the single source of truth; then
+# adds the generated bertl14_weights.c / bertl14_vocab.c and links the `bertl14` library target
+# (bertl14/CMakeLists.txt), compiled with the same CPU flags through the toolchain file.
+function(bertl14_add_model target)
+  set(_model "${CONFIG_BERTL14_MODEL_DIR}")
+  if(NOT IS_ABSOLUTE "${_model}")
+    set(_model "${BERTL14_ROOT}/${_model}")
+  endif()
+  if(NOT EXISTS "${_model}")
+    message(FATAL_ERROR "model folder ${_model} (CONFIG_BERTL14_MODEL_DIR) not found: set "
+                        "CONFIG_BERTL14_MODEL_DIR to a Hugging Face BERT folder or a `bertl14 convert` output")
+  endif()
+  if(CONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4)
+    set(_emb int4)
+  else()
+    set(_emb int8)
+  endif()
+  find_program(BERTL14_CLI bertl14)
+  if(BERTL14_CLI)
+    set(_convert ${BERTL14_CLI})
+  else()
+    set(_convert ${Python3_EXECUTABLE} -c "import sys;from bertl14_tools.cli import main;sys.exit(main())")
+  endif()
+  set(_out ${BERTL14_GENERATED_DIR}/model)
+  file(GLOB_RECURSE _model_files CONFIGURE_DEPENDS "${_model}/*")
+  add_custom_command(
+    OUTPUT ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_config.h
+    COMMAND ${_convert} convert --model ${_model} --out ${_out}
+            --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
+            --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH}
+    DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG}
+    COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR} (max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, "
+            "prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH})"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c)
+  target_include_directories(${target} PRIVATE ${_out})
+  if(NOT TARGET bertl14)
+    add_subdirectory(${BERTL14_ROOT}/bertl14 ${CMAKE_BINARY_DIR}/bertl14)
+  endif()
+  target_link_libraries(${target} PRIVATE bertl14)
+endfunction()

@@ -1,0 +1,11 @@
+# Toolchain file for the host board: the build machine's own C compiler.
+find_program(HOST_CC NAMES gcc cc)
+if(NOT HOST_CC)
+  message(FATAL_ERROR "no host C compiler found: install it with `sudo apt-get install gcc`")
+endif()
+set(CMAKE_C_COMPILER ${HOST_CC})
+if(NOT BOARD_DIR)
+  message(FATAL_ERROR "BOARD_DIR is not set: configure through `west build -b host`")
+endif()
+set(CMAKE_TRY_COMPILE_PLATFORM_VARIABLES BOARD_DIR)
+include(${BOARD_DIR}/board.cmake)
