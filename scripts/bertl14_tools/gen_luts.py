@@ -15,7 +15,7 @@ from .reference import EXP_LUT, ISQRT_LUT, TANH_LUT
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "bertl14" / "src" / "bertl14_luts.c"
 
 TABLES = (
-    ("bertl14_exp_lut", EXP_LUT, "exp(-d) in Q15 at d = i/32 (d in Q10: index d >> 5): round(32768 * exp(-i/32))"),
+    ("bertl14_exp_lut", EXP_LUT, "2^-x in Q15 at x = i/256 (softmax exp_q23: index fr >> 8): round(32768 * 2^(-i/256))"),
     ("bertl14_tanh_lut", TANH_LUT, "tanh(u) in Q15 at u = i/32 (u in Q12: index |u| >> 7): round(32768 * tanh(i/32))"),
     ("bertl14_isqrt_lut", ISQRT_LUT, "2^22 / sqrt(m) at m = (j + 64) * 256 (index (m >> 8) - 64): "
                                      "round(2^22 / sqrt((j + 64) * 256))"),

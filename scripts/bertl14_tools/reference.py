@@ -25,7 +25,8 @@ def _round_half_up(v: float) -> int:
     return int(math.floor(v + 0.5))
 
 
-EXP_LUT = np.array([_round_half_up(32768 * math.exp(-i / 32)) for i in range(257)], np.int64)
+EXP_LUT = np.array([_round_half_up(32768 * 2 ** (-i / 256)) for i in range(257)], np.int64)   # 2^-x, Q15
+LOG2E_Q14 = 23637          # round(log2(e) * 2^14)
 TANH_LUT = np.array([_round_half_up(32768 * math.tanh(i / 32)) for i in range(257)], np.int64)
 ISQRT_LUT = np.array([_round_half_up(2 ** 22 / math.sqrt((j + 64) * 256)) for j in range(193)], np.int64)
 
@@ -112,21 +113,23 @@ def smooth_s16(x, ism):
     return sat(rsr(np.asarray(x, np.int64) * np.asarray(ism, np.int64), 12), 16)
 
 
-def _exp_lut(d):
-    """exp(-d) in Q15 for d >= 0 in Q10 (0 from 8.0 on)."""
+def exp_q23(d):
+    """exp(-d) in Q23 for d >= 0 in Q10: 2^-(d log2 e), the fraction from EXP_LUT, the integer part a shift."""
     d = np.asarray(d, np.int64)
-    dc = np.minimum(d, (8 << 10) - 1)
-    i, f = dc >> 5, dc & 31
-    e = EXP_LUT[i] + rsr((EXP_LUT[i + 1] - EXP_LUT[i]) * f, 5)
-    return np.where(d >= (8 << 10), 0, e)
+    z = rsr(d * LOG2E_Q14, 8)                     # d * log2(e) in Q16
+    k, fr = z >> 16, z & 65535
+    i, f = fr >> 8, fr & 255
+    m = EXP_LUT[i] + rsr((EXP_LUT[i + 1] - EXP_LUT[i]) * f, 8)      # 2^-(fr / 2^16) in Q15
+    kc = np.minimum(k, 24)
+    return np.where(k >= 24, 0, rsr(m, kc - 8))
 
 
 def softmax_lut_u8(x):
     """Softmax over the last axis of int32 Q10 scores -> uint8 probabilities in Q8 (max 255)."""
     x = np.asarray(x, np.int64)
-    e = _exp_lut(x.max(axis=-1, keepdims=True) - x)
-    r = div_round(np.int64(1 << 32), e.sum(axis=-1, keepdims=True))
-    return np.minimum(255, rsr(e * r, 24))
+    e = exp_q23(x.max(axis=-1, keepdims=True) - x)
+    r = div_round(np.int64(1 << 48), e.sum(axis=-1, keepdims=True))
+    return np.minimum(255, rsr(e * r, 40))
 
 
 def attention_head(q8, sq, k8, sk, v8, sv, f_q: int, f_k: int):
@@ -228,8 +231,8 @@ def classifier_score(logits):
     """(label = first argmax, score_q16 = softmax probability of the label in Q16, capped at 65535)."""
     logits = np.asarray(logits, np.int64)
     label = int(np.argmax(logits))
-    e = _exp_lut(logits[label] - logits)
-    score = min(65535, int(div_round(32768 * 65536, int(e.sum()))))
+    e = exp_q23(logits[label] - logits)
+    score = min(65535, int(div_round(1 << 39, int(e.sum()))))
     return label, score
 
 
