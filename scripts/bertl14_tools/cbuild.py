@@ -29,11 +29,21 @@ def cache_dir() -> Path:
     return Path(base) / "cbuild"
 
 
+REQUIRED = {
+    "bertl14_luts.c": "generate it with `python -m bertl14_tools.gen_luts`",
+    "bertl14_tokenizer.c": "the C tokenizer is missing from this checkout",
+}
+
+
 def library_sources() -> list[Path]:
+    """Every C file of the library, plus the files named in $BERTL14_EXTRA_SOURCES (os.pathsep-separated)."""
     srcs = sorted((LIB_DIR / "src").glob("*.c")) + sorted((LIB_DIR / "src" / "kernels").glob("*.c"))
-    if not srcs:
-        raise UserError(f"no C sources under {LIB_DIR}/src: is this a bertl14 checkout?")
-    return srcs
+    extra = [Path(p) for p in os.environ.get("BERTL14_EXTRA_SOURCES", "").split(os.pathsep) if p]
+    names = {p.name for p in srcs} | {p.name for p in extra}
+    for name, hint in REQUIRED.items():
+        if name not in names and not any(n.startswith(name[:-2]) for n in names):
+            raise UserError(f"bertl14/src/{name} not found: {hint}")
+    return srcs + extra
 
 
 def _headers() -> list[Path]:

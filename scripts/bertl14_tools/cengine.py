@@ -121,8 +121,8 @@ def read_model(path) -> tuple[bytes, np.ndarray]:
     f = p / "model.bl14" if p.is_dir() else p
     if not f.is_file():
         raise UserError(f"{path}: no model.bl14 found: convert the model with `bertl14 convert`")
-    mf = model_format.read_model_file(f)
-    return bytes(mf.weights), np.asarray(mf.vocab_words, dtype=np.uint32)
+    weights, vocab_words = model_format.read_model_file(f)
+    return bytes(weights), np.asarray(vocab_words, dtype=np.uint32)
 
 
 class CEngine:

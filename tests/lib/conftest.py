@@ -1,0 +1,60 @@
+"""Fixtures of the C-library tests: host builds of both kernel sets and random integer models packed
+with model_format.pack_weights (the converter's packer)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bertl14_tools.errors import UserError  # noqa: E402
+
+KERNEL_SETS = ["portable", "dsp"]
+
+
+def _pack():
+    try:
+        from bertl14_tools.model_format import pack_weights
+    except ModuleNotFoundError as exc:
+        if exc.name != "bertl14_tools.model_format":
+            raise
+        pytest.skip("bertl14_tools.model_format (the blob packer) is not in this checkout")
+    return pack_weights
+
+
+@pytest.fixture(scope="session")
+def pack():
+    return _pack()
+
+
+def _lib(kernels):
+    from bertl14_tools import cengine
+    try:
+        return cengine.load_library(kernels)
+    except UserError as exc:
+        pytest.skip(f"C library cannot be built: {exc}")
+
+
+@pytest.fixture(scope="session", params=KERNEL_SETS)
+def kernels(request):
+    _lib(request.param)
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def lib():
+    return _lib("portable")
+
+
+def dummy_vocab(words: int = 300) -> np.ndarray:
+    """A vocabulary section for encoder-only tests (tokenize is not called)."""
+    try:
+        from bertl14_tools.vocab_blob import build_vocab_section
+    except ModuleNotFoundError:
+        pytest.skip("bertl14_tools.vocab_blob is not in this checkout")
+    vocab = {p: i for i, p in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+                                         + [f"w{i}" for i in range(words - 5)])}
+    return np.asarray(build_vocab_section(vocab, True, None, True), dtype=np.uint32)
