@@ -190,15 +190,22 @@ def read_weights(blob: bytes) -> QuantModel:
         pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln, layers=layers, pooler=pooler, cls=cls, labels=labels)
 
 
-def write_model_file(path, weights: bytes, vocab_words: list[int]) -> None:
-    """model.bl14: file header (magic, version, lengths, CRC-32), weights blob, vocabulary section."""
+def write_model_file(path, weights: bytes, vocab_words) -> None:
+    """model.bl14: file header (magic, version, lengths, CRC-32), weights blob, vocabulary section.
+    `vocab_words`: the section's uint32 words (a list of ints, or their little-endian bytes)."""
     if len(weights) % 4:
         raise ValueError("weights blob length must be a multiple of 4")
-    vocab = np.asarray(vocab_words, dtype=np.int64)
-    if vocab.size and (vocab.min() < 0 or vocab.max() >= 2 ** 32):
-        raise ValueError("vocabulary section words must be uint32")
-    payload = bytes(weights) + vocab.astype("<u4").tobytes()
-    header = FILE_HEADER.pack(FILE_MAGIC, FILE_VERSION, len(weights), int(vocab.size), zlib.crc32(payload))
+    if isinstance(vocab_words, (bytes, bytearray, memoryview)):
+        vocab_bytes = bytes(vocab_words)
+        if len(vocab_bytes) % 4:
+            raise ValueError("vocabulary section length must be a multiple of 4")
+    else:
+        vocab = np.asarray(vocab_words, dtype=np.int64)
+        if vocab.size and (vocab.min() < 0 or vocab.max() >= 2 ** 32):
+            raise ValueError("vocabulary section words must be uint32")
+        vocab_bytes = vocab.astype("<u4").tobytes()
+    payload = bytes(weights) + vocab_bytes
+    header = FILE_HEADER.pack(FILE_MAGIC, FILE_VERSION, len(weights), len(vocab_bytes) // 4, zlib.crc32(payload))
     Path(path).write_bytes(header + payload)
 
 
