@@ -8,7 +8,6 @@ converting twice gives identical bytes.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import os
@@ -151,13 +150,14 @@ def _need(module: str):
 def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: ConvertOptions):
     quant = _need("quant")
     qopts = quant.QuantOptions(**quant_option_values(quant.QuantOptions, opts))
-    return quant.quantize(fm, calib_ids, qopts)
+    return quant.quantize(fm, calib_ids, qopts, progress=opts.progress)
 
 
 def quant_option_values(qoptions_cls, opts: ConvertOptions) -> dict:
     """Our CLI spelling mapped onto QuantOptions (docs/numerics.md section 13)."""
+    # the position table keeps max_seq_len rows (docs/numerics.md section 11)
     return {"act_scale": opts.act_scale.replace("-", "_"), "smoothing": opts.smoothing == "on",
-            "embedding": opts.embedding}
+            "embedding": opts.embedding, "max_seq_len": opts.max_seq_len}
 
 
 def make_tokenizer(fm: FloatModel):
@@ -235,8 +235,6 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
     if opts.calibration:
         inputs[Path(opts.calibration).name] = sha256_file(Path(opts.calibration))
 
-    # the position table keeps max_seq_len rows (docs/numerics.md section 11)
-    fm = dataclasses.replace(fm, pos_emb=fm.pos_emb[: opts.max_seq_len], max_position=opts.max_seq_len)
     qm = quantize(fm, calib_ids, opts)
     return write_model_folder(out_dir, fm, qm, opts, inputs=inputs, calib_source=calib_source,
                               calib_count=len(calib_ids), trim_report=trim_report,
@@ -254,7 +252,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
     if len(blob) % 2:
         blob += b"\0"
     weights = np.frombuffer(blob, dtype="<i2")
-    vocab_words = np.asarray(vocab_blob.build_vocab_section(fm.vocab, fm.do_lower_case, fm.strip_accents,
+    vocab_words = np.asarray(vocab_blob.build_vocab_section(vocab_ids(fm.vocab), fm.do_lower_case, fm.strip_accents,
                                                             fm.tokenize_chinese_chars), dtype=np.uint32)
     vocab_bytes = vocab_words.astype("<u4").tobytes()
     work_bytes = int(workbuf_size(workbuf, qm, fm, opts))
@@ -327,8 +325,13 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
     return manifest
 
 
+def vocab_ids(vocab: list[str]) -> dict[str, int]:
+    """piece -> id; a duplicated line maps to its last id, as BertTokenizer's load_vocab does."""
+    return {piece: i for i, piece in enumerate(vocab)}
+
+
 def _full_vocab_section(vocab_blob, model_dir: Path, fm: FloatModel) -> list[int]:
-    return vocab_blob.build_vocab_section(hf.read_vocab(model_dir), fm.do_lower_case, fm.strip_accents,
+    return vocab_blob.build_vocab_section(vocab_ids(hf.read_vocab(model_dir)), fm.do_lower_case, fm.strip_accents,
                                           fm.tokenize_chinese_chars)
 
 
