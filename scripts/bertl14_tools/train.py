@@ -398,7 +398,7 @@ def write_model_card(out: Path, s: dict, args) -> None:
                   f"median length {r['public_test']['median_tokens']} tokens ([CLS] and [SEP] included)."]
     lines += ["", f"Training: {s['epochs']} epochs, seed {s['seed']}, {s['train_seconds']} s on CPU"
               + (f", distilled from `{s['teacher']}`" if s["teacher"] else "") + ".", "",
-              "## Command", "", "```", "bertl14 train " + " ".join(shlex.quote(a) for a in args.argv), "```", ""]
+              "## Command", "", "```", command_line(args), "```", ""]
     (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -418,10 +418,17 @@ def register(subparsers) -> None:
     p.add_argument("--calibration", type=int, default=300, help="calibration sentences to ship (default 300)")
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
     p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=lambda a: run(_with_argv(a)))
+    p.set_defaults(func=run)
 
 
-def _with_argv(args):
-    argv = sys.argv[1:]
-    args.argv = argv[1:] if argv and argv[0] == "train" else argv
-    return args
+def command_line(args) -> str:
+    """The `bertl14 train` command that reproduces this run, from the parsed arguments."""
+    parts = ["bertl14", "train", "--data", args.data, "--arch", args.arch, "--out", args.out]
+    if args.teacher:
+        parts += ["--teacher", args.teacher]
+    parts += ["--epochs", str(args.epochs), "--seed", str(args.seed)]
+    for flag, value, default in (("--batch", args.batch, 64), ("--lr", args.lr, None),
+                                 ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300)):
+        if value != default:
+            parts += [flag, str(value)]
+    return " ".join(shlex.quote(p) for p in parts)

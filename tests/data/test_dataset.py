@@ -1,0 +1,164 @@
+"""`bertl14 dataset`: determinism, balance, deduplication and conflicts, slot filling, our own lists."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from bertl14_tools import data
+from bertl14_tools.cli import main
+from bertl14_tools.errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def find_test_data() -> Path | None:
+    env = os.environ.get("BERTL14_TEST_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data" / "ha-intents-tests"
+    return path if path.is_dir() else None
+
+
+@pytest.fixture(scope="module")
+def en_small():
+    return data.build_dataset("en", per_intent=40, seed=3)
+
+
+def write_yaml(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "intents.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_same_seed_same_files_other_seed_other_sentences(tmp_path, en_small):
+    again = data.build_dataset("en", per_intent=40, seed=3)
+    assert again.train == en_small.train and again.validation == en_small.validation
+    other = data.build_dataset("en", per_intent=40, seed=4)
+    assert other.train != en_small.train
+    for sub in ("a", "b"):
+        assert main(["dataset", "--lang", "en", "--out", str(tmp_path / sub), "--per-intent", "10", "--seed", "9"]) == 0
+    for name in ("train.jsonl", "validation.jsonl", "ood.jsonl", "stats.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_balanced_and_deduplicated(en_small):
+    rows = en_small.train + en_small.validation
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["intent"]] = counts.get(r["intent"], 0) + 1
+    intents = {k: v for k, v in counts.items() if k != data.NONE_LABEL}
+    assert len(intents) >= 40
+    assert max(intents.values()) <= 40
+    # the raw expansion is skewed by thousands to one; here most intents reach the cap
+    assert sum(v == 40 for v in intents.values()) >= 30
+    keys = [data.normalize(r["text"]) for r in rows]
+    assert len(keys) == len(set(keys))
+    assert not set(keys) & {data.normalize(r["text"]) for r in en_small.ood_eval}
+
+
+def test_sentence_with_two_labels_is_dropped_and_counted(tmp_path):
+    path = write_yaml(tmp_path, """
+language: en
+intents:
+  OpenGate:
+    data:
+      - sentences: ["open sesame", "open the (gate|portal)"]
+  OpenChest:
+    data:
+      - sentences: ["open sesame", "open the chest"]
+""")
+    ds = data.build_dataset("en", per_intent=50, seed=0, intent_files=[path], builtin=False, ood=False,
+                            val_fraction=0)
+    texts = {(r["text"], r["intent"]) for r in ds.train}
+    assert ds.stats["conflicts_dropped"] == 1
+    assert not any(t == "open sesame" for t, _ in texts)
+    assert texts == {("open the gate", "OpenGate"), ("open the portal", "OpenGate"), ("open the chest", "OpenChest")}
+
+
+def test_names_match_the_template_domain(tmp_path):
+    values = data.load_slot_values("en")
+    path = write_yaml(tmp_path, """
+language: en
+intents:
+  LockIt:
+    data:
+      - sentences: ["secure [the] {name}"]
+        requires_context: {domain: lock}
+  DimIt:
+    data:
+      - sentences: ["dim [the] {name} [in the {area}]"]
+        slots: {domain: light}
+""")
+    ds = data.build_dataset("en", per_intent=60, seed=1, intent_files=[path], builtin=False, ood=False,
+                            val_fraction=0)
+    by_intent = {"LockIt": "lock", "DimIt": "light"}
+    for r in ds.train:
+        assert r["slots"]["name"] in values["names"][by_intent[r["intent"]]], r
+        assert r["slots"]["name"] in r["text"]
+        if "area" in r["slots"]:
+            assert r["slots"]["area"] in values["areas"]
+    # Home Assistant's own light templates get light names only
+    for r in data.build_dataset("en", per_intent=200, seed=2, ood=False).train:
+        if r["intent"] == "HassLightSet" and "name" in r["slots"]:
+            assert r["slots"]["name"] in values["names"]["light"], r
+
+
+def test_numbers_as_digits_and_words():
+    ds = data.build_dataset("en", per_intent=300, seed=5, ood=False, only_intents=["HassLightSet"])
+    with_numbers = [r for r in ds.train if "brightness" in r["slots"]]
+    assert any(re.search(r"\d", r["text"]) for r in with_numbers)
+    assert any(re.search(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b", r["text"])
+               for r in with_numbers)
+
+
+def test_wildcards_filled_from_our_phrases(en_small):
+    values = data.load_slot_values("en")
+    items = [r for r in en_small.train + en_small.validation if r["intent"] == "HassShoppingListAddItem"]
+    assert items
+    for r in items:
+        assert r["slots"]["item"] in values["wildcards"]["shopping_list_item"]
+        assert "{" not in r["text"]
+
+
+def test_chinese_dataset_builds():
+    ds = data.build_dataset("zh-CN", per_intent=20, seed=0)
+    assert ds.stats["intents"] >= 35
+    assert all("{" not in r["text"] and " " not in r["text"].strip() or re.search(r"[a-z]", r["text"])
+               for r in ds.train)
+
+
+@pytest.mark.parametrize("lang", data.LANGUAGES)
+def test_out_of_domain_file(lang):
+    sentences = data.load_ood(lang)
+    assert len(sentences) >= 200
+    keys = [data.normalize(s) for s in sentences]
+    assert len(keys) == len(set(keys)), "duplicate out-of-domain sentences"
+    assert all(len(s) < 80 for s in sentences)
+    ds = data.build_dataset(lang, per_intent=1, seed=0)
+    assert ds.stats["ood_eval"] >= 60
+    assert ds.stats["sentences_per_label"][data.NONE_LABEL] >= 120
+
+
+@pytest.mark.parametrize("lang", data.LANGUAGES)
+def test_no_test_sentence_in_our_lists(lang):
+    folder = find_test_data()
+    if folder is None or not (folder / f"{lang}.jsonl").exists():
+        pytest.skip("public test sentences not found (../shared/data/ha-intents-tests or BERTL14_TEST_DATA)")
+    test = {data.normalize(json.loads(line)["text"]) for line in (folder / f"{lang}.jsonl").open(encoding="utf-8")}
+    values = data.load_slot_values(lang)
+    ours = set(values["areas"]) | set(values["floors"])
+    ours |= {v for names in values["names"].values() for v in names}
+    ours |= {v for phrases in values["wildcards"].values() for v in phrases}
+    ours |= set(data.load_ood(lang))
+    assert not {data.normalize(v) for v in ours} & test
+
+
+def test_bad_intents_file_is_a_user_error(tmp_path):
+    path = write_yaml(tmp_path, "intents: [not, a, mapping]\n")
+    with pytest.raises(UserError, match="intents"):
+        data.build_dataset("en", intent_files=[path], builtin=False)
+    with pytest.raises(UserError, match="cannot read"):
+        data.build_dataset("en", intent_files=[str(tmp_path / "missing.yaml")])
+    assert main(["dataset", "--lang", "en", "--out", str(tmp_path / "o"), "--intents", path, "--no-builtin"]) == 2
