@@ -71,6 +71,9 @@ class Build(WestCommand):
 
     # ------------------------------------------------------------------------------------------
     def _build(self, args) -> int:
+        if args.source_dir and args.source_dir.startswith("-"):  # `west build -b B -- -DX=...`: no source dir
+            args.cmake_opts.insert(0, args.source_dir)
+            args.source_dir = None
         build_dir = Path(args.build_dir).resolve()
         old = _read_info(build_dir)
         board_name = args.board or (old or {}).get("board")
@@ -93,8 +96,19 @@ class Build(WestCommand):
         config_args, extra_conf, cmake_args = _split_options(args.cmake_opts)
         _require_toolchain(board)
 
+        # -DCONFIG_X and EXTRA_CONF_FILE stick to the build directory (as CMake cache entries do in
+        # Zephyr): later builds reuse them; new ones override per symbol.
+        cli = dict((old or {}).get("kconfig_cli") or [])
+        cli.update(dict(config_args))
+        if not extra_conf:
+            extra_conf = [Path(p) for p in (old or {}).get("extra_conf_files") or []]
+
         # 1. Kconfig -> .config, generated/autoconf.h
-        values = kconfig.configure(board, build_dir, source_dir, extra_conf, config_args)
+        values = kconfig.configure(board, build_dir, source_dir, extra_conf, list(cli.items()))
+        info = _make_info(board, build_dir, source_dir, None)
+        info.update(kconfig_cli=list(cli.items()), extra_conf_files=[str(p) for p in extra_conf],
+                    cmake_args=(old or {}).get("cmake_args"))
+        (build_dir / INFO_FILE).write_text(json.dumps(info, indent=2) + "\n")
 
         # 2. modules this configuration needs
         mod_root = tools.modules_root(self._topdir())
@@ -107,8 +121,8 @@ class Build(WestCommand):
 
         # 3. CMake configure (first time, or when its arguments changed) and build
         if board.memory:
-            (build_dir / "generated" / "memory_regions.ld").write_text(linker_memory_script(board))
-        info = _make_info(board, build_dir, source_dir, mod_root)
+            kconfig.write_if_changed(build_dir / "generated" / "memory_regions.ld", linker_memory_script(board))
+        info.update(_make_info(board, build_dir, source_dir, mod_root))
         full_cmake_args = [
             f"-DBOARD={board.name}", f"-DBOARD_DIR={board.dir}", f"-DBERTL14_ROOT={REPO_ROOT}",
             f"-DBERTL14_MODULES_DIR={mod_root if mod_root else ''}",
@@ -152,13 +166,13 @@ class Build(WestCommand):
     def _prepare_build_dir(self, build_dir: Path, old: dict | None, board: Board, source_dir: Path, pristine: str):
         if not build_dir.exists():
             return
-        is_build_dir = old is not None or (build_dir / "CMakeCache.txt").is_file()
+        is_build_dir = old is not None or (build_dir / "CMakeCache.txt").is_file() or (build_dir / "generated").is_dir()
         mismatch = None
         if old and old.get("board") != board.name:
             mismatch = f"was made for board {old.get('board')}, not {board.name}"
         elif old and old.get("source_dir") != str(source_dir):
             mismatch = f"was made from {old.get('source_dir')}, not {source_dir}"
-        elif not old and is_build_dir:
+        elif not old and (build_dir / "CMakeCache.txt").is_file():
             mismatch = "was not made by west build"
         if pristine == "always" or (pristine == "auto" and mismatch):
             if not is_build_dir and any(build_dir.iterdir()):
@@ -248,6 +262,9 @@ def _run_kconfig_ui(board: Board, build_dir: Path, tool: str) -> int:
 
 
 def _run_target(board: Board, info: dict) -> int:
+    if board.toolchain == "host":  # the host board runs natively: stdin/stdout are its UART
+        print("running: " + info["files"]["elf"] + "   (end of input quits: Ctrl-D)", flush=True)
+        return subprocess.run([info["files"]["elf"]]).returncode
     if not board.qemu_machine:
         raise BuildError(f"board {board.name} has no emulator; flash it with `west flash` instead of -t run")
     tools.require("qemu-system-arm", "to run the emulated board")

@@ -55,7 +55,7 @@ def all_boards(root: Path = REPO_ROOT) -> dict[str, Board]:
         data = (yaml.safe_load(yml.read_text()) or {}).get("board") or {}
         name = data.get("name") or yml.parent.name
         boards[name] = Board(name, yml.parent, data)
-    return boards
+    return dict(sorted(boards.items()))
 
 
 def find_board(name: str) -> Board:
