@@ -1,0 +1,111 @@
+"""Firmware builds for the Cortex-M boards: outputs, memory summary, QEMU serial echo over pyserial
+socket://, module and toolchain errors, nucleo_h743zi build and `west flash --dry-run`."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import (REPO, assert_one_line_error, require_arm, require_modules, west)
+
+
+def _expect_banner_and_echo(q, board: str, rtos: str):
+    banner = q.readline()
+    assert banner.startswith(f"bertl14 ready board={board} rtos={rtos}"), banner
+    q.write(b"turn on the kitchen light\r\n")
+    assert q.readline() == "turn on the kitchen light"
+    # Several lines written back to back: every one answered, in order (ring buffer, no byte lost).
+    lines = [f"line {i} " + "abcdefghij" * 5 for i in range(20)]
+    q.write("".join(line + "\n" for line in lines).encode())
+    assert [q.readline() for _ in lines] == lines
+    q.write(b"y" * 400 + b"\nok\n")
+    assert q.readline() == "error=too_long line longer than 255 bytes"
+    assert q.readline() == "ok"
+
+
+def test_bare_metal_an500_builds_without_modules(bare_metal_an500):
+    build_dir, proc = bare_metal_an500
+    for ext in ("elf", "bin", "hex", "map"):
+        assert (build_dir / f"firmware.{ext}").stat().st_size > 0
+    assert "FLASH:" in proc.stdout and "RAM:" in proc.stdout and "4 MB" in proc.stdout
+    autoconf = (build_dir / "generated" / "autoconf.h").read_text()
+    assert "#define CONFIG_APP_RTOS_NONE 1" in autoconf
+
+
+def test_bare_metal_an500_echoes_under_qemu(bare_metal_an500, qemu):
+    _expect_banner_and_echo(qemu(bare_metal_an500[0]), "mps2_an500", "none")
+
+
+def test_rom_and_ram_reports(bare_metal_an500):
+    rom = west("build", "-d", str(bare_metal_an500[0]), "-t", "rom_report")
+    assert rom.returncode == 0, rom.stderr
+    assert "ROM report" in rom.stdout and "Reset_Handler" in rom.stdout
+    ram = west("build", "-d", str(bare_metal_an500[0]), "-t", "ram_report")
+    assert ram.returncode == 0, ram.stderr
+    assert "app_rx_ring" in ram.stdout
+
+
+def test_freertos_needs_its_module(tmp_path, empty_modules):
+    require_arm()
+    proc = west("build", "-b", "mps2_an500", "-d", str(tmp_path / "b"), "app", env=empty_modules)
+    assert_one_line_error(proc, "FreeRTOS-Kernel", "west update", "BERTL14_MODULES_DIR")
+
+
+def test_freertos_an500_echoes_under_qemu(tmp_path, qemu):
+    require_arm()
+    require_modules("rtos/FreeRTOS-Kernel")
+    b = tmp_path / "b"
+    proc = west("build", "-b", "mps2_an500", "-p", "-d", str(b), "app")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "#define CONFIG_APP_RTOS_FREERTOS 1" in (b / "generated" / "autoconf.h").read_text()
+    _expect_banner_and_echo(qemu(b), "mps2_an500", "freertos")
+
+
+def test_an386_cortex_m4_echoes_under_qemu(tmp_path, qemu, empty_modules):
+    require_arm()
+    b = tmp_path / "b"
+    proc = west("build", "-b", "mps2_an386", "-d", str(b), "--", "-DCONFIG_APP_RTOS_NONE=y", env=empty_modules)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _expect_banner_and_echo(qemu(b), "mps2_an386", "none")
+
+
+def test_nucleo_needs_the_hal_modules(tmp_path, empty_modules):
+    require_arm()
+    proc = west("build", "-b", "nucleo_h743zi", "-d", str(tmp_path / "b"), env=empty_modules)
+    assert_one_line_error(proc, "not found", "west update")
+
+
+def test_missing_toolchain_says_how_to_install(tmp_path):
+    """With arm-none-eabi-gcc off the PATH the build stops before CMake with the apt-get command."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    proc = west("build", "-b", "mps2_an500", "-d", str(tmp_path / "b"), env={"PATH": str(bindir)})
+    assert_one_line_error(proc, "arm-none-eabi-gcc", "apt-get install gcc-arm-none-eabi")
+
+
+def test_nucleo_builds_and_flash_dry_run_prints_each_runner(tmp_path):
+    require_arm()
+    require_modules("rtos/FreeRTOS-Kernel", "hal/stm32h7xx_hal_driver", "hal/cmsis_device_h7", "hal/CMSIS_6")
+    b = tmp_path / "b"
+    proc = west("build", "-b", "nucleo_h743zi", "-p", "-d", str(b), "app")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for region in ("FLASH:", "DTCM:", "RAM:", "2 MB", "128 KB", "512 KB"):
+        assert region in proc.stdout
+    elf, bin_, hex_ = (str(b / f"firmware.{e}") for e in ("elf", "bin", "hex"))
+    expected = {
+        None: f"openocd -f board/st_nucleo_h743zi.cfg -c 'program {elf} verify reset exit'",
+        "pyocd": f"pyocd flash --target stm32h743zitx {hex_}",
+        "stlink": f"st-flash --reset write {bin_} 0x08000000",
+    }
+    for runner, command in expected.items():
+        args = ["flash", "-d", str(b), "--dry-run"] + (["-r", runner] if runner else [])
+        out = west(*args)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == command
+
+
+def test_flash_on_a_qemu_board_explains(bare_metal_an500):
+    proc = west("flash", "-d", str(bare_metal_an500[0]), "--dry-run")
+    assert_one_line_error(proc, "no flash runner", "-t run")

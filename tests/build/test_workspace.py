@@ -1,0 +1,125 @@
+"""Workspace: manifest, boards, Kconfig merge and its errors, build directory rules, host board."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import yaml
+
+from conftest import REPO, assert_one_line_error, west
+
+
+def test_manifest_pins_the_modules_and_keeps_tflm_optional():
+    m = yaml.safe_load((REPO / "west.yml").read_text())["manifest"]
+    projects = {p["name"]: p for p in m["projects"]}
+    assert m["self"]["west-commands"] == "scripts/west-commands.yml"
+    assert projects["FreeRTOS-Kernel"]["revision"] == "V11.3.0"
+    assert projects["FreeRTOS-Kernel"]["path"] == "modules/rtos/FreeRTOS-Kernel"
+    assert (projects["stm32h7xx_hal_driver"]["revision"], projects["cmsis_device_h7"]["revision"],
+            projects["CMSIS_6"]["revision"]) == ("v1.11.3", "v1.10.4", "v6.3.0")
+    assert projects["tflite-micro"]["path"] == "modules/lib/tflite-micro"
+    group = projects["tflite-micro"]["groups"][0]
+    assert f"-{group}" in m["group-filter"]
+    listed = west("list", "-f", "{name}")
+    assert listed.returncode == 0, listed.stderr
+    assert "FreeRTOS-Kernel" in listed.stdout and "tflite-micro" not in listed.stdout
+
+
+def test_every_kconfig_symbol_has_help():
+
+    env = {"BOARD": "mps2_an500", "BOARD_DIR": str(REPO / "boards/arm/mps2_an500"), "srctree": str(REPO)}
+    code = ("import kconfiglib,sys;k=kconfiglib.Kconfig(sys.argv[1]);"
+            "missing=[n.item.name for n in k.node_iter() if isinstance(n.item,(kconfiglib.Symbol,kconfiglib.Choice))"
+            " and n.item.name and n.help is None];print(' '.join(missing))")
+    out = subprocess.run([sys.executable, "-c", code, str(REPO / "Kconfig")], env={**env, "PATH": ""},
+                         capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [], "symbols without help: " + out.stdout
+
+
+def test_unknown_board_lists_the_boards(tmp_path):
+    proc = west("build", "-b", "no_such_board", "-d", str(tmp_path / "b"))
+    line = assert_one_line_error(proc, "no_such_board")
+    for board in ("mps2_an500", "mps2_an386", "nucleo_h743zi", "host"):
+        assert board in line
+
+
+def test_out_of_range_value_names_symbol_and_range(tmp_path):
+    proc = west("build", "-b", "host", "-d", str(tmp_path / "b"), "--", "-DCONFIG_BERTL14_MAX_SEQ_LEN=9999")
+    assert_one_line_error(proc, "BERTL14_MAX_SEQ_LEN", "9999", "8..512")
+
+
+def test_unknown_symbol_and_malformed_value_are_errors(tmp_path):
+    proc = west("build", "-b", "host", "-d", str(tmp_path / "b"), "--", "-DCONFIG_NO_SUCH_THING=y")
+    assert_one_line_error(proc, "CONFIG_NO_SUCH_THING")
+    proc = west("build", "-b", "host", "-d", str(tmp_path / "c"), "--", "-DCONFIG_APP_LINE_MAX=lots")
+    assert_one_line_error(proc, "APP_LINE_MAX", "lots")
+
+
+def test_freertos_cannot_be_chosen_on_the_host_board(tmp_path):
+    proc = west("build", "-b", "host", "-d", str(tmp_path / "b"), "--", "-DCONFIG_APP_RTOS_FREERTOS=y")
+    assert_one_line_error(proc, "APP_RTOS_FREERTOS", "HAS_FREERTOS_PORT")
+
+
+def _host_build(build_dir, *extra):
+    proc = west("build", "-b", "host", "-d", str(build_dir), *extra)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def _banner(build_dir, stdin=""):
+    run = subprocess.run([str(build_dir / "firmware.elf")], input=stdin, capture_output=True, text=True, timeout=10)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    return lines[0], lines[1:]
+
+
+def test_host_board_echoes_lines_and_rejects_long_ones(tmp_path):
+    b = tmp_path / "host"
+    _host_build(b, "app")
+    banner, replies = _banner(b, "turn on the light\r\n" + "x" * 300 + "\nnext\n")
+    assert banner.startswith("bertl14 ready board=host rtos=none")
+    assert replies == ["turn on the light", "error=too_long line longer than 255 bytes", "next"]
+
+
+def test_merge_order_defconfig_prj_extra_cli(tmp_path):
+    extra = tmp_path / "extra.conf"
+    extra.write_text("CONFIG_APP_LINE_MAX=100\nCONFIG_APP_RX_BUFFER=300\n")
+    b = tmp_path / "b"
+    _host_build(b, "--", f"-DEXTRA_CONF_FILE={extra}", "-DCONFIG_APP_LINE_MAX=90")
+    autoconf = (b / "generated" / "autoconf.h").read_text()
+    assert "#define CONFIG_APP_LINE_MAX 90" in autoconf       # -D beats EXTRA_CONF_FILE
+    assert "#define CONFIG_APP_RX_BUFFER 300" in autoconf     # EXTRA_CONF_FILE beats prj.conf (1024)
+    assert "#define CONFIG_APP_RTOS_NONE 1" in autoconf       # from host_defconfig
+    banner, _ = _banner(b)
+    assert "line_max=90 rx_buffer=300" in banner
+
+
+def test_setconfig_change_reaches_the_next_build(tmp_path):
+    """kconfiglib's setconfig (menuconfig's non-interactive sibling) edits <build>/.config; the next
+    build regenerates autoconf.h from it and the firmware uses the new value."""
+    b = tmp_path / "b"
+    _host_build(b)
+    env = {"KCONFIG_CONFIG": str(b / ".config"), "BOARD": "host", "BOARD_DIR": str(REPO / "boards/native/host"),
+           "srctree": str(REPO), "PATH": ""}
+    sc = subprocess.run([sys.executable, "-m", "setconfig", "--kconfig", str(REPO / "Kconfig"), "APP_LINE_MAX=77"],
+                        env=env, capture_output=True, text=True, cwd=REPO)
+    assert sc.returncode == 0, sc.stderr
+    _host_build(b)
+    assert "#define CONFIG_APP_LINE_MAX 77" in (b / "generated" / "autoconf.h").read_text()
+    assert "line_max=77" in _banner(b)[0]
+
+
+def test_build_dir_of_another_board_asks_for_pristine(tmp_path):
+    b = tmp_path / "b"
+    _host_build(b)
+    proc = west("build", "-b", "mps2_an500", "-d", str(b))
+    assert_one_line_error(proc, "host", "mps2_an500", "-p")
+
+
+def test_rebuild_without_changes_does_nothing(tmp_path):
+    b = tmp_path / "b"
+    _host_build(b)
+    again = _host_build(b)
+    assert re.search(r"no work to do|Nothing to be done", again.stdout), again.stdout
