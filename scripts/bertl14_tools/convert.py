@@ -11,6 +11,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -198,8 +199,14 @@ def _jinja_env():
                               undefined=jinja2.StrictUndefined, autoescape=False)
 
 
+_NUMBER_LIST = re.compile(r"\[\s*(-?[\d.e+-]+(?:,\s*-?[\d.e+-]+)*)\s*\]")
+
+
 def _dump_json(path: Path, obj) -> None:
-    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+    """Indented JSON with lists of numbers kept on one line (heads_kept, kept_ids, importance)."""
+    text = json.dumps(obj, indent=2, ensure_ascii=False)
+    text = _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
+    path.write_text(text + "\n", encoding="utf-8")
 
 
 def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: ConvertOptions) -> dict:
@@ -271,7 +278,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             options_line=" ".join(f"{k}={v}" for k, v in opts.public().items()),
             num_layers=fm.num_layers, hidden=fm.hidden, num_heads=fm.num_heads, heads_kept=heads_kept,
             head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
-            max_position=fm.max_position, num_labels=len(fm.labels) if fm.has_classifier else 0,
+            max_position=qm.max_position, num_labels=len(fm.labels) if fm.has_classifier else 0,
             max_seq_len=opts.max_seq_len, prune_heads=fm.num_heads - heads_kept,
             embedding_macro="INT4" if opts.embedding == "int4" else "INT8",
             embedding_bits=4 if opts.embedding == "int4" else 8,
@@ -291,7 +298,8 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "model": fm.name,
         "dims": {"layers": fm.num_layers, "hidden": fm.hidden, "heads": fm.num_heads,
                  "heads_kept": heads_kept, "head_dim": fm.head_dim, "intermediate": fm.intermediate,
-                 "vocab_size": fm.vocab_size, "max_position": fm.max_position,
+                 "vocab_size": fm.vocab_size, "max_position": qm.max_position,
+                 "source_max_position": fm.max_position,
                  "num_labels": len(fm.labels) if fm.has_classifier else 0},
         "options": opts.public(),
         "tokenizer": tokenizer,

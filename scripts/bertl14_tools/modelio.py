@@ -89,8 +89,8 @@ class Model:
     @cached_property
     def qm(self):
         """The QuantModel, read back from model.bl14 (what the C library runs)."""
-        from .model_format import read_model_file, read_weights
-        return read_weights(bytes(read_model_file(self.path / "model.bl14").weights))
+        from .model_format import read_weights
+        return read_weights(read_model_parts(self.path / "model.bl14")[0])
 
     @property
     def has_float(self) -> bool:
@@ -122,6 +122,14 @@ class Model:
                                 "missing or changed); pass the Hugging Face folder as --model instead")
             self._fm = float_model_as_converted(hf.load_hf(src), self.manifest)
         return self._fm
+
+
+def read_model_parts(path) -> tuple[bytes, list[int]]:
+    """(weights blob, vocabulary section words) of a model.bl14 (checked by model_format)."""
+    from .model_format import read_model_file
+    r = read_model_file(path)
+    weights, words = (r.weights, r.vocab_words) if hasattr(r, "weights") else r
+    return bytes(weights), [int(w) for w in words]
 
 
 def convert_sha(path: Path) -> str:
