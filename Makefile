@@ -1,0 +1,65 @@
+# bertl14 quick start (README.md):
+#   make demo   install what is missing, build the mps2_an500 firmware, run it under QEMU and show
+#               its banner and the answers to a few lines sent over its serial port
+#   make test   install what is missing, then run the test suites (pytest)
+# Python packages go into .venv (made with --system-site-packages, so packages already installed on
+# the machine are reused); apt packages are installed only when absent (sudo unless root).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV      := .venv
+PY        := $(CURDIR)/$(VENV)/bin/python
+WEST      := $(PY) -m west
+BOARD     ?= mps2_an500
+BUILD_DIR ?= build/$(BOARD)
+PYTEST_ARGS ?= -q
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+# command -> Debian package providing it
+APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
+             ninja:ninja-build gcc:gcc
+
+.PHONY: help demo test deps apt python workspace clean
+
+help:
+	@echo "make demo   build mps2_an500 and run the serial demo under QEMU"
+	@echo "make test   run the tests"
+
+demo: deps
+	@if $(WEST) topdir >/dev/null 2>&1 && [ -d "$$($(WEST) topdir)/modules/rtos/FreeRTOS-Kernel/include" ]; then \
+	  rtos=""; else \
+	  echo "FreeRTOS-Kernel not found (run 'west update' for it): building the bare-metal variant"; \
+	  rtos="-DCONFIG_APP_RTOS_NONE=y"; fi; \
+	$(WEST) build -b $(BOARD) -d $(BUILD_DIR) app -- $$rtos
+	PYTHONPATH=scripts/west_commands $(PY) -m bertl14_west.demo $(BUILD_DIR)
+
+test: deps
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+deps: apt python workspace
+
+apt:
+	@missing=""; \
+	for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
+	[ -d /usr/lib/arm-none-eabi/newlib ] || [ -d /usr/lib/arm-none-eabi/lib ] || missing="$$missing libnewlib-arm-none-eabi"; \
+	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+python: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@[ -x $(PY) ] || python3 -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $@
+
+workspace:
+	@$(WEST) topdir >/dev/null 2>&1 || $(WEST) init -l .
+
+clean:
+	rm -rf build
