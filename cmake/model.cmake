@@ -37,8 +37,7 @@ function(bertl14_add_model target)
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
             --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH}
     DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG}
-    COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR} (max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, "
-            "prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH})"
+    COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH}"
     VERBATIM)
   target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c)
   target_include_directories(${target} PRIVATE ${_out})
