@@ -4,7 +4,7 @@
 
 #include "bertl14_internal.h"
 
-#define F_SM 10 /* exponent of attention scores and logits */
+
 
 static uint32_t align4(uint32_t x) { return (x + 3u) & ~3u; }
 static uint32_t max3(uint32_t a, uint32_t b, uint32_t c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
@@ -299,16 +299,11 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     for (uint32_t c = 1; c < C; c++) {
         best = y32[c] > y32[best] ? c : best;                                     /* first argmax */
     }
-    uint32_t sum = 0;
+    uint64_t sum = 0;
     for (uint32_t c = 0; c < C; c++) {                                            /* softmax denominator */
-        uint32_t dlt = (uint32_t)(y32[best] - y32[c]);
-        if (dlt < (8u << F_SM)) {
-            uint32_t i = dlt >> 5, f = dlt & 31u;
-            int32_t l0 = bertl14_exp_lut[i], l1 = bertl14_exp_lut[i + 1];
-            sum += (uint32_t)(l0 + (((l1 - l0) * (int32_t)f + 16) >> 5));
-        }
+        sum += bertl14_exp_q23((uint64_t)((int64_t)y32[best] - y32[c]));
     }
-    uint64_t q16 = bertl14_udiv_round((uint64_t)32768u * 65536u, sum);          /* p(label) in Q16 */
+    uint64_t q16 = bertl14_udiv_round((uint64_t)1 << 39, sum);                    /* p(label) in Q16 */
     result->label = best;
     result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;
     result->score_milli = (result->score_q16 * 1000u + 32768u) >> 16;
