@@ -254,6 +254,11 @@ def _run_kconfig_ui(board: Board, build_dir: Path, tool: str) -> int:
     if tool == "menuconfig" and not sys.stdin.isatty():
         raise BuildError("menuconfig needs an interactive terminal (or use kconfiglib's setconfig "
                          f"with KCONFIG_CONFIG={build_dir / '.config'})")
+    if tool == "guiconfig" and not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
+        raise BuildError("guiconfig needs a graphical display (DISPLAY is not set); use -t menuconfig")
+    if tool == "guiconfig" and subprocess.run([sys.executable, "-c", "import tkinter"],
+                                              capture_output=True).returncode != 0:
+        raise BuildError("guiconfig needs tkinter: install it with `sudo apt-get install python3-tk`")
     rc = subprocess.run([sys.executable, "-m", tool, str(kconfig.ROOT_KCONFIG)], env=env).returncode
     if rc != 0:
         raise BuildError(f"{tool} exited with {rc}")
