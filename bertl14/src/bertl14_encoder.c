@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bertl14_internal.h"
+#include "bertl14_tokenizer.h"
 
 
 
@@ -70,6 +71,10 @@ bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *co
         config->max_seq_len > ctx->dims.max_position || config->vocab_size != ctx->dims.vocab_size ||
         ((uintptr_t)config->work_buffer_ptr & 3u)) {
         return BERTL14_ERR_INVALID_CONFIG;
+    }
+    if (bertl14_tokenizer_validate(config->vocab_offsets) != BERTL14_OK ||
+        bertl14_tokenizer_vocab_size(config->vocab_offsets) != ctx->dims.vocab_size) {
+        return BERTL14_ERR_INVALID_CONFIG;                                     /* not this model's vocabulary */
     }
     bertl14_plan(&ctx->dims, config->max_seq_len, &ctx->plan);
     if (config->work_buffer_size < ctx->plan.total) {

@@ -1,0 +1,52 @@
+"""The public API natively (api_checks.c, built with the library): NULL arguments, error codes,
+sizing, the seed-style default context, tensor dumps; and the Python work-buffer mirror."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import dummy_vocab
+from randmodel import random_quant_model
+
+from bertl14_tools import cbuild, cengine, workbuf
+from bertl14_tools.errors import UserError
+
+HERE = Path(__file__).parent
+
+
+@pytest.mark.parametrize("labels", [5, 0])
+def test_api_checks(tmp_path, kernels, pack, labels):
+    try:
+        exe = cbuild.build_executable([HERE / "api_checks.c"], "api_checks", kernels)
+    except UserError as exc:
+        pytest.skip(str(exc))
+    qm = random_quant_model(labels=labels, max_position=16)
+    (tmp_path / "w.bin").write_bytes(pack(qm))
+    (tmp_path / "v.bin").write_bytes(dummy_vocab().astype("<u4").tobytes())
+    r = subprocess.run([str(exe), str(tmp_path / "w.bin"), str(tmp_path / "v.bin")], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 failures" in r.stdout
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(heads_kept=5), dict(hidden=48, heads_total=6, heads_kept=6,
+                                                                  intermediate=72, labels=0)])
+@pytest.mark.parametrize("max_seq_len", [1, 7, 16, 64])
+def test_workbuf_mirror_is_exact(pack, lib, kw, max_seq_len):
+    qm = random_quant_model(**kw)
+    blob = pack(qm)
+    c = cengine.load_library("portable").bertl14_required_work_buffer_size(blob, max_seq_len)
+    assert c == workbuf.required_work_buffer_size(blob, max_seq_len) == workbuf.work_buffer_size(qm, max_seq_len)
+
+
+def test_buffer_grows_linearly_not_with_layers(pack, lib):
+    a = [workbuf.work_buffer_size(random_quant_model(layers=nl), n) for nl in (1, 14) for n in (16, 32, 48)]
+    assert a[:3] == a[3:]
+    assert a[1] - a[0] == a[2] - a[1]  # linear in max_seq_len
+
+
+def test_engine_refuses_non_blob():
+    with pytest.raises(UserError, match="not a bertl14 model"):
+        cengine.CEngine(b"\0" * 128, np.zeros(300, np.uint32))

@@ -1,0 +1,118 @@
+"""Each C kernel (portable and DSP bodies) against its reference.py twin on random and edge inputs,
+called directly through ctypes (the host shared library exports the internal kernels)."""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from bertl14_tools import cengine, reference as R
+from bertl14_tools.quant import QLayerNorm, QLinear
+
+P = ctypes.c_void_p
+
+
+def lib_for(kernels):
+    lib = cengine.load_library(kernels)
+    lib.bertl14_quantize_row_s8.restype = ctypes.c_uint32
+    lib.bertl14_quantize_row_s8.argtypes = [P, ctypes.c_uint32, P, P]
+    lib.bertl14_softmax_u8.argtypes = [P, ctypes.c_uint32, P]
+    lib.bertl14_gelu_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_int32]
+    lib.bertl14_layernorm_s32.argtypes = [P, ctypes.c_uint32, ctypes.c_int64, P, P, ctypes.c_int32, P]
+    lib.bertl14_linear_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, P, ctypes.c_uint32, P, P, P,
+                                       ctypes.c_uint32]
+    lib.bertl14_widen_s8_s16.argtypes = [P, ctypes.c_uint32, P]
+    return lib
+
+
+def ptr(a: np.ndarray):
+    return a.ctypes.data_as(P)
+
+
+def test_quantize_row(kernels):
+    lib = lib_for(kernels)
+    rng = np.random.default_rng(0)
+    rows = [np.zeros(7, np.int16), np.full(5, -32768 + 1, np.int16), np.array([32767, -32767, 1], np.int16)]
+    rows += [rng.integers(-32767, 32768, size=n).astype(np.int16) for n in (1, 2, 31, 384, 1536)]
+    rows += [rng.integers(-3, 4, size=64).astype(np.int16)]
+    for x in rows:
+        q8 = np.zeros(len(x), np.int8)
+        q16 = np.zeros(len(x), np.int16)
+        s = lib.bertl14_quantize_row_s8(ptr(x), len(x), ptr(q8), ptr(q16))
+        rq, rs = R.quantize_row_s8(x[None, :])
+        assert s == int(rs[0])
+        np.testing.assert_array_equal(q8, rq[0])
+        np.testing.assert_array_equal(q16, rq[0])
+
+
+def test_widen(kernels):
+    lib = lib_for(kernels)
+    x = np.arange(-128, 128, dtype=np.int8)[::-1].copy()
+    for n in (1, 3, 4, 5, 255, 256):
+        y = np.zeros(n, np.int16)
+        lib.bertl14_widen_s8_s16(ptr(x), n, ptr(y))
+        np.testing.assert_array_equal(y, x[:n])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 64, 512])
+def test_softmax(kernels, n):
+    lib = lib_for(kernels)
+    rng = np.random.default_rng(n)
+    cases = [rng.integers(-(1 << 14), 1 << 14, size=n), np.zeros(n, np.int64),
+             rng.integers(-(1 << 20), 1 << 20, size=n), np.full(n, 2**31 - 1),
+             np.where(np.arange(n) % 2, -2**31, 2**31 - 1)]
+    for x in cases:
+        x = np.asarray(x, np.int32)
+        scores = x.copy()
+        p = np.zeros(n, np.uint8)
+        lib.bertl14_softmax_u8(ptr(scores), n, ptr(p))
+        np.testing.assert_array_equal(p, R.softmax_lut_u8(x.astype(np.int64)[None, :])[0])
+
+
+@pytest.mark.parametrize("f", [0, 5, 9, 12])
+def test_gelu_every_int16(kernels, f):
+    lib = lib_for(kernels)
+    x = np.arange(-32768, 32768, dtype=np.int16)
+    y = x.copy()
+    lib.bertl14_gelu_s16(ptr(y), len(y), f)
+    np.testing.assert_array_equal(y, R.gelu_tanh_lut_s16(x, f))
+
+
+def test_layernorm(kernels):
+    lib = lib_for(kernels)
+    rng = np.random.default_rng(3)
+    for h, amp, eps in [(384, 1 << 21, 1), (64, 3, 1 << 20), (8, 0, 1), (128, 1 << 22, 5)]:
+        r = rng.integers(-amp, amp + 1, size=h).astype(np.int32)
+        gamma = rng.integers(-32767, 32768, size=h).astype(np.int16)
+        beta = rng.integers(-4000, 4000, size=h).astype(np.int32)
+        ln = QLayerNorm(gamma=gamma, beta=beta, f_g=15, f_out=10, eps_q=eps)
+        y = np.zeros(h, np.int16)
+        lib.bertl14_layernorm_s32(ptr(r), h, eps, ptr(gamma), ptr(beta), 12 + 15 - 10, ptr(y))
+        np.testing.assert_array_equal(y, R.layernorm_s16(r[None, :], ln, 18)[0])
+
+
+class Requant(ctypes.Structure):
+    _fields_ = [("mult", P), ("shift", P), ("bias", P)]
+
+
+@pytest.mark.parametrize("tokens,inn,out", [(1, 64, 16), (4, 384, 32), (7, 30, 9), (9, 1536, 8), (3, 3, 3)])
+@pytest.mark.parametrize("bits", [16, 32])
+def test_linear(kernels, tokens, inn, out, bits):
+    lib = lib_for(kernels)
+    rng = np.random.default_rng(tokens * inn + out)
+    w = rng.integers(-32768, 32768, size=(out, inn)).astype(np.int16)
+    w[0] = 0 if out > 1 else w[0]
+    lin = QLinear(w=w, mult=rng.integers(1 << 14, 1 << 15, size=out).astype(np.int16),
+                  shift=rng.integers(30, 50, size=out).astype(np.int16),
+                  bias=rng.integers(-(1 << 20), 1 << 20, size=out).astype(np.int32))
+    q = rng.integers(-127, 128, size=(tokens, inn)).astype(np.int16)
+    s = rng.integers(1, 1 << 17, size=tokens).astype(np.uint32)
+    rq = Requant(ptr(lin.mult), ptr(lin.shift), ptr(lin.bias))
+    if bits == 16:
+        y = np.zeros((tokens, out), np.int16)
+        lib.bertl14_linear_s16(ptr(q), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None, out)
+    else:
+        y = np.zeros((tokens, out), np.int32)
+        lib.bertl14_linear_s16(ptr(q), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
+    np.testing.assert_array_equal(y, R.linear_s8_s16(q, s, lin, bits))
