@@ -8,6 +8,7 @@ converting twice gives identical bytes.
 from __future__ import annotations
 
 import argparse
+import filecmp
 import hashlib
 import json
 import os
@@ -187,10 +188,28 @@ def _c_blocks(values: np.ndarray, fmt: str, per_line: int = 16, lines_per_block:
     bar.close()
 
 
+def _replace_if_changed(tmp: Path, out: Path) -> None:
+    """Keep an identical existing file untouched (its mtime too: the firmware build does not recompile)."""
+    if out.is_file() and out.stat().st_size == tmp.stat().st_size and filecmp.cmp(tmp, out, shallow=False):
+        tmp.unlink()
+    else:
+        os.replace(tmp, out)
+
+
+def _write_bytes(out: Path, data: bytes) -> None:
+    if out.is_file() and out.stat().st_size == len(data) and out.read_bytes() == data:
+        return
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, out)
+
+
 def _render(env, name: str, out: Path, **ctx) -> None:
-    with open(out, "w", encoding="utf-8", newline="\n") as f:
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         for piece in env.get_template(name).generate(**ctx):
             f.write(piece)
+    _replace_if_changed(tmp, out)
 
 
 def _jinja_env():
@@ -206,13 +225,40 @@ def _dump_json(path: Path, obj) -> None:
     """Indented JSON with lists of numbers kept on one line (heads_kept, kept_ids, importance)."""
     text = json.dumps(obj, indent=2, ensure_ascii=False)
     text = _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
-    path.write_text(text + "\n", encoding="utf-8")
+    _write_bytes(path, (text + "\n").encode("utf-8"))
+
+
+class _Steps:
+    """One progress line for the whole conversion, naming the step under way (some take tens of seconds)."""
+
+    def __init__(self, opts: ConvertOptions, total: int):
+        self.bar = tqdm(total=total, disable=not opts.progress, leave=False,
+                        bar_format="convert [{n}/{total}] {desc} ({elapsed})")
+        self.started = False
+
+    def __call__(self, name: str) -> None:
+        if self.started:
+            self.bar.update(1)
+        self.started = True
+        self.bar.set_description_str(name)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: ConvertOptions) -> dict:
     """Convert and write the model folder; returns the manifest."""
     model_dir, out_dir = Path(model_dir), Path(out_dir)
     validate(None, opts)
+    step = _Steps(opts, 5 + bool(opts.prune_heads) + (opts.vocab == "trim"))
+    try:
+        return _convert(model_dir, out_dir, opts, step)
+    finally:
+        step.close()
+
+
+def _convert(model_dir: Path, out_dir: Path, opts: ConvertOptions, step) -> dict:
+    step("load")
     fm = hf.load_hf(model_dir)
     validate(fm.max_position, opts)
     if opts.prune_heads >= fm.num_heads:
@@ -227,12 +273,14 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
     importance = None
     if opts.prune_heads:
         from . import prune
+        step("head importance")
         importance = prune.head_importance(fm, calib_ids, progress=opts.progress)
         fm = prune.prune_heads(fm, opts.prune_heads, importance)
 
     trim_report = None
     if opts.vocab == "trim":
         from . import vocab_trim
+        step("vocabulary trim")
         corpus = read_texts(Path(opts.vocab_corpus), "--vocab-corpus")
         inputs[Path(opts.vocab_corpus).name] = sha256_file(Path(opts.vocab_corpus))
         fm, trim_report = vocab_trim.trim_vocab(fm, corpus, lambda t: tok.encode(t, 1 << 30),
@@ -242,28 +290,32 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
     if opts.calibration:
         inputs[Path(opts.calibration).name] = sha256_file(Path(opts.calibration))
 
+    step("quantize")
     qm = quantize(fm, calib_ids, opts)
     return write_model_folder(out_dir, fm, qm, opts, inputs=inputs, calib_source=calib_source,
                               calib_count=len(calib_ids), trim_report=trim_report,
-                              importance=importance, model_dir=model_dir)
+                              importance=importance, model_dir=model_dir, step=step)
 
 
 def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, *, inputs: dict,
                        calib_source: str, calib_count: int, trim_report=None, importance=None,
-                       model_dir: Path | None = None) -> dict:
+                       model_dir: Path | None = None, step=lambda name: None) -> dict:
     model_format = _need("model_format")
     vocab_blob = _need("vocab_blob")
     workbuf = _need("workbuf")
 
+    step("pack weights")
     blob = model_format.pack_weights(qm)
     if len(blob) % 2:
         blob += b"\0"
     weights = np.frombuffer(blob, dtype="<i2")
+    step("vocabulary section")
     vocab_words = np.asarray(vocab_blob.build_vocab_section(vocab_ids(fm.vocab), fm.do_lower_case, fm.strip_accents,
                                                             fm.tokenize_chinese_chars), dtype=np.uint32)
     vocab_bytes = vocab_words.astype("<u4").tobytes()
     work_bytes = int(workbuf_size(workbuf, qm, fm, opts))
 
+    step("write C sources")
     out_dir.mkdir(parents=True, exist_ok=True)
     env = _jinja_env()
     heads_kept = len(fm.layers[0].heads_kept)
@@ -286,11 +338,13 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
             vocab_bytes=len(vocab_bytes), vocab_count=len(vocab_words))
     _dump_json(out_dir / "labels.json", list(fm.labels))
-    (out_dir / "vocab.txt").write_text("".join(p + "\n" for p in fm.vocab), encoding="utf-8")
+    _write_bytes(out_dir / "vocab.txt", "".join(p + "\n" for p in fm.vocab).encode("utf-8"))
     tokenizer = {"do_lower_case": fm.do_lower_case, "strip_accents": fm.strip_accents,
                  "tokenize_chinese_chars": fm.tokenize_chinese_chars}
     _dump_json(out_dir / "tokenizer_config.json", dict(tokenizer, tokenizer_class="BertTokenizer"))
-    model_format.write_model_file(out_dir / "model.bl14", blob, vocab_bytes)
+    tmp = out_dir / "model.bl14.tmp"
+    model_format.write_model_file(tmp, blob, vocab_bytes)
+    _replace_if_changed(tmp, out_dir / "model.bl14")
 
     groups = weight_groups(blob)
     manifest = {
