@@ -1,0 +1,136 @@
+"""Weights blob and model.bl14 (docs/model-format.md): round trips, the bytes themselves, errors; the
+generated C lookup tables are up to date."""
+import struct
+
+import numpy as np
+import pytest
+from ref_util import random_float_model, random_ids
+
+from bertl14_tools import gen_luts
+from bertl14_tools import model_format as MF
+from bertl14_tools import reference as R
+from bertl14_tools.errors import UserError
+from bertl14_tools.quant import QuantOptions, quantize
+
+OPTIONS = [QuantOptions(), QuantOptions(smoothing=False), QuantOptions(embedding="int4", max_seq_len=24),
+           QuantOptions(act_scale="per_tensor", smoothing=False)]
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=["default", "nosmooth", "int4", "per_tensor"])
+def test_pack_read_round_trip(opts):
+    fm = random_float_model(seed=3)
+    rng = np.random.default_rng(0)
+    calib = random_ids(rng, fm.vocab_size, 8, 20)
+    qm = quantize(fm, calib, opts)
+    blob = MF.pack_weights(qm)
+    assert len(blob) % 4 == 0
+    qm2 = MF.read_weights(blob)
+    assert MF.pack_weights(qm2) == blob
+    for ids in random_ids(rng, fm.vocab_size, 5, qm.max_position):
+        a, b = R.encode(qm, ids), R.encode(qm2, ids)
+        assert np.array_equal(a.hidden, b.hidden) and np.array_equal(a.hidden_scale, b.hidden_scale)
+        assert np.array_equal(a.logits, b.logits) and a.label == b.label and a.score_q16 == b.score_q16
+    assert qm2.labels == fm.labels and qm2.embedding == opts.embedding and qm2.act_scale == opts.act_scale
+
+
+def test_blob_header_and_sections():
+    fm = random_float_model(layers=3, seed=4)
+    fm.layers = [ly for ly in fm.layers]
+    qm = quantize(fm, [[1, 2, 3]], QuantOptions(max_seq_len=16))
+    blob = MF.pack_weights(qm)
+    w = struct.unpack_from("<4s15I", blob)
+    assert w[0] == b"BL14" and w[1] == 1 and w[2:12] == (3, 32, 4, 4, 8, 64, 50, 16, 3, 0b1100)
+    assert w[12] == len(blob) and w[13] == 7 + 32 * 3 + 9 and w[14] == 64
+    table = struct.unpack_from(f"<{2 * w[13]}I", blob, 64)
+    offsets, sizes = table[0::2], table[1::2]
+    assert all(o % 4 == 0 for o in offsets)
+    assert sizes[0] == 50 * 32 and sizes[1] == 2 * 50 and sizes[2] == 16 * 32
+    layer0 = 7
+    assert sizes[layer0 + 1] == 32 * 32 * 2 and sizes[layer0 + 17] == 64 * 32 * 2     # q.w, i.w
+    # the word table bytes are the int8 values row-major
+    assert blob[offsets[0]:offsets[0] + 32] == qm.word_q[0].astype(np.int8).tobytes()
+    labels = blob[offsets[-1]:offsets[-1] + sizes[-1]]
+    assert labels == b"intent_0\0intent_1\0intent_2\0"
+
+
+def test_int4_packing_low_nibble_even_channel():
+    q = np.array([[1, -2, 7, -7]])
+    packed = R.pack_int4(q)
+    assert packed.tolist() == [[0xE1, 0x97]]
+    assert R.unpack_int4(packed).tolist() == q.tolist()
+
+
+def test_no_classifier_sections_are_empty():
+    fm = random_float_model(labels=0, seed=5)
+    qm = quantize(fm, [[1, 2, 3, 4]])
+    blob = MF.pack_weights(qm)
+    n = MF.num_sections(fm.num_layers)
+    table = struct.unpack_from(f"<{2 * n}I", blob, 64)
+    assert all(s == 0 for s in table[1::2][-9:])
+    qm2 = MF.read_weights(blob)
+    assert qm2.cls is None and R.encode(qm2, [1, 2]).logits is None
+
+
+def test_model_file_round_trip_and_errors(tmp_path):
+    fm = random_float_model(seed=6)
+    blob = MF.pack_weights(quantize(fm, [[3, 4, 5]]))
+    vocab = [0, 1, 2**32 - 1, 12345]
+    path = tmp_path / "model.bl14"
+    MF.write_model_file(path, blob, vocab)
+    assert MF.read_model_file(path) == (blob, vocab)
+    MF.write_model_file(tmp_path / "b.bl14", blob, np.array(vocab, "<u4").tobytes())
+    assert (tmp_path / "b.bl14").read_bytes() == path.read_bytes()
+    data = path.read_bytes()
+    cases = {"bad magic": b"XXXXXXXX" + data[8:], "truncated": data[:-4],
+             "corrupt": data[:100] + bytes([data[100] ^ 1]) + data[101:],
+             "version": data[:8] + struct.pack("<I", 9) + data[12:]}
+    messages = {"bad magic": "not a bertl14 model file", "truncated": "truncated", "corrupt": "checksum mismatch",
+                "version": "version 9"}
+    for name, bad in cases.items():
+        p = tmp_path / f"{name}.bl14"
+        p.write_bytes(bad)
+        with pytest.raises(UserError, match=messages[name]):
+            MF.read_model_file(p)
+    with pytest.raises(UserError, match="cannot read"):
+        MF.read_model_file(tmp_path / "missing.bl14")
+
+
+def test_read_weights_errors():
+    fm = random_float_model(seed=7)
+    blob = MF.pack_weights(quantize(fm, [[3, 4, 5]]))
+    with pytest.raises(UserError, match="bad magic"):
+        MF.read_weights(b"ABCD" + blob[4:])
+    with pytest.raises(UserError, match="truncated"):
+        MF.read_weights(blob[:-8])
+    with pytest.raises(UserError, match="version"):
+        MF.read_weights(blob[:4] + struct.pack("<I", 2) + blob[8:])
+
+
+def test_generated_c_luts_up_to_date():
+    assert gen_luts.DEFAULT_OUT.read_text() == gen_luts.render(), \
+        "bertl14/src/bertl14_luts.c is stale: run python -m bertl14_tools.gen_luts"
+    assert R.EXP_LUT[0] == 32768 and R.EXP_LUT[256] == 16384
+    assert R.TANH_LUT[0] == 0 and R.TANH_LUT[256] == 32768 and R.ISQRT_LUT[0] == 32768 and R.ISQRT_LUT[192] == 16384
+
+
+def test_quantize_errors():
+    fm = random_float_model(seed=8)
+    with pytest.raises(UserError, match="calibration"):
+        quantize(fm, [])
+    with pytest.raises(UserError, match="max_seq_len"):
+        quantize(fm, [[1]], QuantOptions(max_seq_len=fm.max_position + 1))
+    with pytest.raises(UserError, match="act_scale"):
+        quantize(fm, [[1]], QuantOptions(act_scale="per_row"))
+    with pytest.raises(UserError, match="1..16"):
+        R.encode(quantize(fm, [[1]], QuantOptions(max_seq_len=16)), list(range(17)))
+
+
+def test_weight_cap_keeps_accumulator_in_int32():
+    fm = random_float_model(hidden=32, intermediate=4096, seed=9)     # wide FFN down: the cap binds
+    fm.layers[0].wo2[:] = 0.5
+    qm = quantize(fm, [[1, 2, 3]])
+    for layer in qm.layers:
+        for lin in (layer.q, layer.k, layer.v, layer.o, layer.i, layer.o2):
+            assert (127 * np.abs(lin.w.astype(np.int64)).sum(axis=1) < 2**31).all()
+            assert ((lin.mult >= 2**14) & (lin.mult < 2**15)).all() and ((lin.shift >= 1) & (lin.shift <= 62)).all()
+    assert np.abs(qm.layers[0].o2.w).max() < 32767                                  # capped, not saturated
