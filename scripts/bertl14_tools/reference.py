@@ -132,16 +132,22 @@ def softmax_lut_u8(x):
     return np.minimum(255, rsr(e * r, 40))
 
 
+def attn_scores_s8(q8, sq, k8, sk, f_q: int, f_k: int):
+    """Scores of queries q8 [T, d] (scales sq [T]) against keys k8 [N, d] (scales sk [N]): int32 Q10 [T, N]."""
+    acc = imatmul(q8, np.asarray(k8).T)
+    return sat(rsr(acc * (np.asarray(sq, np.int64)[:, None] * np.asarray(sk, np.int64)[None, :]),
+                   f_q + f_k + 16 - F_SM), 32)
+
+
+def attn_context_s8(p, v8, sv):
+    """Probabilities p [T, N] (Q8) times values v8 [N, d] (scales sv [N]) -> context int16 [T, d] in Q(f_v)."""
+    w = rsr(np.asarray(p, np.int64) * np.asarray(sv, np.int64)[None, :], 8)
+    return sat(rsr(imatmul(w, v8), 8), 16)
+
+
 def attention_head(q8, sq, k8, sk, v8, sv, f_q: int, f_k: int):
-    """One head: queries q8 [T, d] (scales sq [T]) over keys/values k8, v8 [N, d] -> context int16 [T, d]
-    in Q(f_v). C runs it one query row at a time; rows are independent."""
-    acc = imatmul(q8, np.asarray(k8).T)                                           # [T, N]
-    x = sat(rsr(acc * (np.asarray(sq, np.int64)[:, None] * np.asarray(sk, np.int64)[None, :]),
-                f_q + f_k + 16 - F_SM), 32)
-    p = softmax_lut_u8(x)
-    w = rsr(p * np.asarray(sv, np.int64)[None, :], 8)
-    c = imatmul(w, v8)
-    return sat(rsr(c, 8), 16)
+    """One head: scores, LUT softmax, context. C runs it one query row at a time; rows are independent."""
+    return attn_context_s8(softmax_lut_u8(attn_scores_s8(q8, sq, k8, sk, f_q, f_k)), v8, sv)
 
 
 def tanh_lut_q15(u):
@@ -238,6 +244,15 @@ def classifier_score(logits):
 
 def score_thousandths(score_q16: int) -> int:
     return (score_q16 * 1000 + 32768) >> 16
+
+
+# The C kernels' names (bertl14/src/kernels/bertl14_<name>.c) for the same operations
+linear_s16 = linear_s8_s16
+softmax_u8 = softmax_lut_u8
+tanh_q12 = tanh_lut_q15
+gelu_s16 = gelu_tanh_lut_s16
+residual_s8 = residual_add_s32
+layernorm_s32 = layernorm_s16
 
 
 # ------------------------------------------------------------------------------------------------
