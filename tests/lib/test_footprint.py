@@ -1,0 +1,62 @@
+"""Flash footprint of the library on a Cortex-M7 (-O2, arm-none-eabi-gcc): code without weights
+<= 16 KB (the 64-bit division helpers it pulls from libgcc included), GELU code + table <= 2 KB."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bertl14_tools import cbuild
+
+GCC = shutil.which("arm-none-eabi-gcc")
+FLAGS = ["-O2", "-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-std=c99",
+         "-ffunction-sections", "-fdata-sections"]
+TANH_LUT_BYTES = 257 * 2
+
+pytestmark = pytest.mark.skipif(GCC is None, reason="arm-none-eabi-gcc not installed")
+
+MAIN = r"""
+#include "bertl14.h"
+int main(void)
+{
+    bertl14_tensor_t t; bertl14_classification_t c; int32_t ids[4]; uint32_t n;
+    bertl14_init(0); bertl14_tokenize("x", ids, &n, 4); bertl14_encode(ids, n, &t);
+    bertl14_get_last_hidden_state(&t); bertl14_dump_tensor(&t, "A"); bertl14_classify(&c);
+    return (int)bertl14_required_work_buffer_size(0, 1) + bertl14_label_name(0)[0] + bertl14_status_str(0)[0];
+}
+"""
+
+
+def _sizes(objs: list[Path]) -> dict[str, int]:
+    out = subprocess.run(["arm-none-eabi-size"] + [str(o) for o in objs], capture_output=True, text=True,
+                         check=True).stdout.splitlines()[1:]
+    return {Path(line.split()[-1]).stem: int(line.split()[0]) + int(line.split()[1]) for line in out}
+
+
+@pytest.mark.parametrize("kernels", ["portable", "dsp"])
+def test_code_size(tmp_path, kernels):
+    lib = cbuild.LIB_DIR
+    defs = ["-DBERTL14_USE_DSP=1"] if kernels == "dsp" else []
+    inc = [f"-I{lib / 'include'}", f"-I{lib / 'src'}", f"-I{lib / 'src' / 'kernels'}"]
+    srcs = cbuild.library_sources()
+    subprocess.run([GCC] + FLAGS + defs + inc + ["-c"] + [str(s) for s in srcs], cwd=tmp_path, check=True)
+    objs = sorted(tmp_path.glob("*.o"))
+    sizes = _sizes(objs)
+    (tmp_path / "main.c").write_text(MAIN)
+    subprocess.run([GCC] + FLAGS + defs + inc + ["main.c"] + [o.name for o in objs] +
+                   ["-specs=nosys.specs", "-Wl,--gc-sections", "-o", "m.elf"], cwd=tmp_path, check=True,
+                   capture_output=True)
+    nm = subprocess.run(["arm-none-eabi-nm", "-S", "m.elf"], cwd=tmp_path, capture_output=True, text=True,
+                        check=True).stdout.split("\n")
+    helpers = sum(int(line.split()[1], 16) for line in nm
+                  if len(line.split()) == 4 and ("divmoddi" in line or "aeabi_l" in line or "aeabi_ul" in line))
+    total = sum(sizes.values()) + helpers
+    gelu = sizes["bertl14_gelu_s16"] + TANH_LUT_BYTES
+    print(f"\n{kernels}: library {sum(sizes.values())} B (+ libgcc 64-bit division {helpers} B) = {total} B; "
+          f"GELU code {sizes['bertl14_gelu_s16']} B + tanh table {TANH_LUT_BYTES} B = {gelu} B")
+    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:28s} {size:6d}")
+    assert total <= 16 * 1024
+    assert gelu <= 2 * 1024
