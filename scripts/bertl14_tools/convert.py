@@ -8,6 +8,7 @@ converting twice gives identical bytes.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import filecmp
 import hashlib
 import json
@@ -250,11 +251,54 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
     """Convert and write the model folder; returns the manifest."""
     model_dir, out_dir = Path(model_dir), Path(out_dir)
     validate(None, opts)
+    if (model_dir / "model.bl14").is_file() and not (model_dir / "config.json").is_file():
+        return _from_converted(model_dir, out_dir, opts)
     step = _Steps(opts, 5 + bool(opts.prune_heads) + (opts.vocab == "trim"))
     try:
         return _convert(model_dir, out_dir, opts, step)
     finally:
         step.close()
+
+
+SHAPE_OPTIONS = ("max_seq_len", "prune_heads", "embedding")
+
+
+def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
+    """--model names an already converted folder (CONFIG_BERTL14_MODEL_DIR may): copy it when it was made
+    with the requested max_seq_len / prune_heads / embedding, else convert its Hugging Face source again."""
+    mpath = src / "manifest.json"
+    if not mpath.is_file():
+        raise UserError(f"{src}: model.bl14 without manifest.json; convert the Hugging Face folder again")
+    man = json.loads(mpath.read_text(encoding="utf-8"))
+    have = {k: man["options"][k] for k in SHAPE_OPTIONS}
+    want = {k: getattr(opts, k) for k in SHAPE_OPTIONS}
+    if have == want:
+        if src.resolve() != out_dir.resolve():
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for name in OUTPUT_FILES[:-1]:
+                if (src / name).is_file():
+                    _write_bytes(out_dir / name, (src / name).read_bytes())
+            rel = man.get("sources", {}).get("path")
+            if rel:  # the source path is relative to the folder: re-anchor it
+                man["sources"]["path"] = os.path.relpath((src / rel).resolve(), out_dir.resolve())
+            _dump_json(out_dir / "manifest.json", man)
+        (out_dir / "manifest.json").touch()
+        return man
+    rel = man.get("sources", {}).get("path")
+    source = (src / rel) if rel else None
+    if source is not None and (source / "config.json").is_file():
+        keep = {k: man["options"][k] for k in ("act_scale", "smoothing", "vocab", "quantize")}
+        if keep["vocab"] == "trim":
+            raise UserError(f"{src} was converted with a trimmed vocabulary; convert its source {source} "
+                            "with --vocab trim --vocab-corpus FILE and the options you want")
+        return convert(source, out_dir, dataclasses.replace(opts, **keep))
+    diff = ", ".join(f"{k} {have[k]} (asked {want[k]})" for k in SHAPE_OPTIONS if have[k] != want[k])
+    raise UserError(f"{src} is a converted model with {diff} and its Hugging Face source is not at hand; "
+                    "convert the Hugging Face folder with the options you need")
+
+
+OUTPUT_FILES = ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
+                "vocab.txt", "tokenizer_config.json", "manifest.json")
 
 
 def _convert(model_dir: Path, out_dir: Path, opts: ConvertOptions, step) -> dict:
@@ -365,9 +409,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "calibration": {"source": calib_source, "sentences": calib_count},
         "sources": {"files": inputs,
                     "path": os.path.relpath(model_dir.resolve(), out_dir.resolve()) if model_dir else None},
-        "outputs": {name: sha256_file(out_dir / name) for name in
-                    ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
-                     "vocab.txt", "tokenizer_config.json")},
+        "outputs": {name: sha256_file(out_dir / name) for name in OUTPUT_FILES if name != "manifest.json"},
     }
     if importance is not None:
         manifest["head_importance"] = [[round(float(x), 6) for x in imp] for imp in importance]
@@ -384,6 +426,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             manifest["vocab_trim"].setdefault("flash_saved_bytes", {})["vocabulary"] = full_vocab - len(vocab_bytes)
         manifest["vocab_trim"]["kept_ids"] = trim_report.kept_ids
     _dump_json(out_dir / "manifest.json", manifest)
+    (out_dir / "manifest.json").touch()  # the build's stamp: newer than .config after every run
     return manifest
 
 

@@ -230,3 +230,27 @@ def test_c_engine_embeds_like_ref(tiny_conv):
     c = _lines(run_cli("embed", "--model", m, "--engine", "c", "--json", *TEXTS))
     assert [x["cls_int8"] for x in ref] == [x["cls_int8"] for x in c]
     assert [x["cls_scale"] for x in ref] == [x["cls_scale"] for x in c]
+
+
+def test_converted_folder_as_input(tiny_conv, tmp_path):
+    """The build may name a converted folder: copied when the shape options match, else re-converted
+    from its source, else a clear error."""
+    src = tiny_conv / "a"
+    same = tmp_path / "deeper" / "same"
+    r = run_cli("convert", "--model", src, "--out", same, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    for name in ("model.bl14", "bertl14_weights.c", "bertl14_config.h"):
+        assert (same / name).read_bytes() == (src / name).read_bytes()
+    assert (same / json.loads((same / "manifest.json").read_text())["sources"]["path"] / "config.json").is_file()
+    r = run_cli("convert", "--model", src, "--out", tmp_path / "s16", "--max-seq-len", "16", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert defines(tmp_path / "s16" / "bertl14_config.h")["BERTL14_MAX_SEQ_LEN"] == "16"
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    for name in ("model.bl14", "manifest.json", "labels.json", "vocab.txt"):
+        (lonely / name).write_bytes((src / name).read_bytes())
+    man = json.loads((lonely / "manifest.json").read_text())
+    man["sources"]["path"] = "../nowhere"
+    (lonely / "manifest.json").write_text(json.dumps(man))
+    r = run_cli("convert", "--model", lonely, "--out", tmp_path / "x", "--prune-heads", "2", "--no-progress")
+    assert r.returncode == 2 and "prune_heads 0 (asked 2)" in r.stderr and "Traceback" not in r.stderr
