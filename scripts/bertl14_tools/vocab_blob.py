@@ -183,7 +183,11 @@ def build_vocab_section(vocab: dict[str, int], do_lower_case: bool = True, strip
             body = piece
             start.append((body.encode("utf-8"), i))
         vocab_chars.update(body)
-    # a later duplicate wins (dict semantics): keep one entry per byte string, the dict already deduplicated
+    if strip and any(unicodedata.combining(c) for c in vocab_chars):
+        import warnings
+        warnings.warn("the vocabulary contains combining marks that survive accent stripping: the C tokenizer does "
+                      "not reorder them canonically (docs/tokenizer.md, Limits); ids may differ from HF for words "
+                      "with two such marks in a row", stacklevel=2)
     pool = bytearray()
     pool_index: dict[bytes, int] = {}
     s_entries, s_ids, s_index = _bucketed(start, pool, pool_index)
