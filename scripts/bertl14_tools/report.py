@@ -1,0 +1,160 @@
+"""`bertl14 report`: per-intent precision/recall/F1, a confusion matrix and an accuracy/memory trade-off plot.
+
+The model is evaluated with the integer reference (or `--engine c|float`) through the converter, so
+the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .errors import UserError
+
+
+def per_label_scores(gold: list[str], pred: list[str]) -> list[dict]:
+    """Precision, recall, F1 and support of every gold label, in label order."""
+    rows = []
+    for lab in sorted(set(gold)):
+        tp = sum(g == p == lab for g, p in zip(gold, pred))
+        fp = sum(p == lab and g != lab for g, p in zip(gold, pred))
+        fn = sum(g == lab and p != lab for g, p in zip(gold, pred))
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        rows.append({"label": lab, "precision": prec, "recall": rec, "f1": f1, "support": tp + fn})
+    return rows
+
+
+def markdown_table(rows: list[dict], accuracy: float) -> str:
+    lines = ["| intent | precision | recall | F1 | support |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['label']} | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} | {r['support']} |")
+    macro = sum(r["f1"] for r in rows) / max(1, len(rows))
+    lines.append(f"| **all** (accuracy {accuracy:.4f}) | | | macro {macro:.3f} | {sum(r['support'] for r in rows)} |")
+    return "\n".join(lines) + "\n"
+
+
+def confusion_png(gold: list[str], pred: list[str], path: Path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    labels = sorted(set(gold) | set(pred))
+    index = {lab: i for i, lab in enumerate(labels)}
+    m = np.zeros((len(labels), len(labels)), dtype=int)
+    for g, p in zip(gold, pred):
+        m[index[g], index[p]] += 1
+    norm = m / np.maximum(1, m.sum(axis=1, keepdims=True))
+    size = max(6, 0.28 * len(labels))
+    fig, ax = plt.subplots(figsize=(size, size))
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    for i, j in zip(*np.nonzero(m)):
+        if i != j:
+            ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=6, color="red")
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("expected")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
+    """(flash bytes of the model data, work-buffer bytes) from a converted model's manifest."""
+    def find(d, keys):
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k in keys and isinstance(v, (int, float)):
+                    return int(v)
+            for v in d.values():
+                r = find(v, keys)
+                if r is not None:
+                    return r
+        return None
+    flash = find(manifest, {"flash_total", "flash_bytes", "total_flash", "flash"})
+    ram = find(manifest, {"work_buffer_bytes", "work_buffer", "workbuf_bytes", "work_buffer_size"})
+    return flash, ram
+
+
+def predict_all(model, engine: str, texts: list[str]) -> list[str]:
+    from tqdm import tqdm
+    from .infer import make_engine
+    eng = make_engine(engine, model)
+    return [model.labels[eng.predict(model.encode(t)).label]
+            for t in tqdm(texts, desc=f"predict ({engine})", unit="sent", leave=False)]
+
+
+def run(args) -> int:
+    from .convert import ConvertOptions
+    from .infer import read_eval_data
+    from .modelio import open_model
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    texts, gold = read_eval_data(args.data)
+    model = open_model(args.model)
+    pred = predict_all(model, args.engine, texts)
+    acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
+    rows = per_label_scores(gold, pred)
+    name = Path(args.model).name
+    (out / "per_intent.md").write_text(f"# {name} on {Path(args.data).name} ({args.engine} engine)\n\n"
+                                       + markdown_table(rows, acc), encoding="utf-8")
+    confusion_png(gold, pred, out / "confusion.png", f"{name} ({args.engine}), accuracy {acc:.4f}")
+    points = []
+    if not args.no_tradeoff:
+        heads = json.loads((Path(args.model) / "config.json").read_text()).get("num_attention_heads", 1) \
+            if (Path(args.model) / "config.json").exists() else 1
+        for seq in args.seq_lens:
+            for prune in range(heads):
+                m = open_model(args.model, ConvertOptions(max_seq_len=seq, prune_heads=prune, progress=False),
+                               progress=False)
+                p = predict_all(m, args.engine, texts)
+                flash, ram = manifest_memory(m.manifest)
+                points.append({"max_seq_len": seq, "prune_heads": prune, "flash": flash, "work_buffer": ram,
+                               "accuracy": sum(g == q for g, q in zip(gold, p)) / len(gold)})
+        tradeoff_png(points, out / "tradeoff.png", name)
+    summary = {"model": str(args.model), "data": str(args.data), "engine": args.engine, "n": len(gold),
+               "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "tradeoff": points}
+    (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; per_intent.md, confusion.png"
+          + (", tradeoff.png" if points else ""))
+    return 0
+
+
+def tradeoff_png(points: list[dict], path: Path, name: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    if not points:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for seq in sorted({p["max_seq_len"] for p in points}):
+        pts = [p for p in points if p["max_seq_len"] == seq]
+        ax.plot([p["prune_heads"] for p in pts], [p["accuracy"] for p in pts], marker="o", label=f"max_seq_len {seq}")
+        for p in pts:
+            if p["flash"] is not None:
+                ax.annotate(f"{p['flash'] / 1024:.0f}K flash\n{(p['work_buffer'] or 0) / 1024:.1f}K RAM",
+                            (p["prune_heads"], p["accuracy"]), fontsize=6, textcoords="offset points",
+                            xytext=(4, 4))
+    ax.set_xlabel("heads pruned per layer (--prune-heads)")
+    ax.set_ylabel("accuracy")
+    ax.set_title(f"{name}: accuracy against memory")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("report", help="per-intent scores, confusion matrix and trade-off plot",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--model", required=True, help="Hugging Face model folder (or a converted one)")
+    p.add_argument("--data", required=True, metavar="FILE.jsonl", help="lines with \"text\" and \"intent\"")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--engine", default="ref", choices=["ref", "c", "float"])
+    p.add_argument("--seq-lens", type=int, nargs="+", default=[16, 32, 64])
+    p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
+    p.set_defaults(func=run)
