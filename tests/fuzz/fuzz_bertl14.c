@@ -90,6 +90,7 @@ static void check_tokenizer(const uint32_t *section, const char *text, uint32_t 
 }
 
 static int8_t g_work[1 << 20];
+unsigned long long fuzz_api_encodes; /* successful text -> encode -> classify rounds (the replay driver prints it) */
 
 static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_t size)
 {
@@ -127,6 +128,7 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
         CHECK(bertl14_ctx_encode(&ctx, ids, count, &out) == BERTL14_OK);
         CHECK(bertl14_ctx_get_last_hidden_state(&ctx, &out) == BERTL14_OK && out.dims[1] == count);
         CHECK(bertl14_ctx_classify(&ctx, &cls) == BERTL14_OK && cls.label < cls.num_labels);
+        fuzz_api_encodes++;
     } else {
         CHECK(st == BERTL14_ERR_INVALID_UTF8);
     }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+extern unsigned long long fuzz_api_encodes;
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
             execs++;
         }
     }
-    printf("fuzz_replay: %llu executions, no failure\n", execs);
+    printf("fuzz_replay: %llu executions, %llu encodes through the public API, no failure\n", execs,
+           fuzz_api_encodes);
     return 0;
 }
