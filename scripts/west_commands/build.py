@@ -183,7 +183,10 @@ class Build(WestCommand):
                              f"(west build -p -b {board.name} -d {build_dir})")
 
     def _print_memory(self, board: Board, elf: Path, build_dir: Path):
-        if not board.memory:
+        if not board.memory:  # host board: no memory map, just the section totals
+            size = shutil.which("size")
+            if size:
+                subprocess.run([size, str(elf)])
             return
         objdump = tools.require("arm-none-eabi-objdump")
         usage = memory.memory_usage(memory.elf_sections(objdump, elf), board.memory)

@@ -96,7 +96,7 @@ class QemuSerial:
         deadline = time.monotonic() + 10
         while True:
             try:
-                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{self.port}", timeout=5)
+                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{self.port}", timeout=15)
                 break
             except serial.SerialException:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
