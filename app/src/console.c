@@ -40,6 +40,8 @@ void console_banner(const char *rtos)
     put_uint(CONFIG_APP_LINE_MAX);
     console_puts(" rx_buffer=");
     put_uint(CONFIG_APP_RX_BUFFER);
+    console_puts(" cycles=");
+    console_puts(platform_cycles_unit);
     console_puts("\r\n");
 }
 

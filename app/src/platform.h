@@ -27,6 +27,12 @@ void platform_wait_for_interrupt(void);
 void platform_irq_disable(void);
 void platform_irq_enable(void);
 
+/** Free-running 32-bit counter for timing inference: CPU cycles (DWT CYCCNT) on hardware; on the
+ *  QEMU boards (no DWT) the 25 MHz CMSDK TIMER0, which under `-icount shift=0` advances exactly once
+ *  every 40 instructions; nanoseconds on the host. platform_cycles_unit says which. */
+uint32_t platform_cycles(void);
+extern const char platform_cycles_unit[];
+
 /** Unrecoverable error: report on the console and stop. */
 void platform_fatal(const char *what, int line);
 

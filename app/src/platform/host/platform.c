@@ -5,9 +5,19 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
+
+const char platform_cycles_unit[] = "ns";
+
+uint32_t platform_cycles(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint32_t)((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
 
 void platform_init(void)
 {

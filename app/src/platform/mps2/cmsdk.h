@@ -30,6 +30,15 @@ typedef struct {
 #define CMSDK_UART_CTRL_RXINTEN   (1u << 3)
 #define CMSDK_UART_INT_RX         (1u << 1)
 
+typedef struct {
+    volatile uint32_t CTRL;      /* 0x00 bit0 enable, bit3 interrupt enable */
+    volatile uint32_t VALUE;     /* 0x04 current value, counts down at 25 MHz */
+    volatile uint32_t RELOAD;    /* 0x08 value loaded when VALUE reaches 0 */
+    volatile uint32_t INTSTATUS; /* 0x0C */
+} cmsdk_timer_t;
+
+#define CMSDK_TIMER0 ((cmsdk_timer_t *)0x40000000u) /* IRQ 8 (unused: free-running) */
+
 /* Armv7-M system control space. */
 #define SCB_CPACR     (*(volatile uint32_t *)0xE000ED88u) /* coprocessor access (FPU: CP10/CP11) */
 #define SCB_VTOR      (*(volatile uint32_t *)0xE000ED08u)

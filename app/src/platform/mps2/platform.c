@@ -13,12 +13,22 @@
 /* Same priority rule as FreeRTOSConfig.h: RX interrupt less urgent than the syscall ceiling (5). */
 #define UART_RX_PRIORITY (6u << (8 - 3))
 
+const char platform_cycles_unit[] = "timer_25mhz";
+
 void platform_init(void)
 {
+    CMSDK_TIMER0->RELOAD = 0xFFFFFFFFu;
+    CMSDK_TIMER0->VALUE = 0xFFFFFFFFu;
+    CMSDK_TIMER0->CTRL = 1u;
     CMSDK_UART0->BAUDDIV = MPS2_SYSCLK_HZ / CONFIG_APP_UART_BAUDRATE;
     CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN | CMSDK_UART_CTRL_RXINTEN;
     NVIC_IPR_BYTE[CMSDK_UART0_RX_IRQn] = (uint8_t)UART_RX_PRIORITY;
     NVIC_ISER0 = 1u << CMSDK_UART0_RX_IRQn;
+}
+
+uint32_t platform_cycles(void)
+{
+    return 0xFFFFFFFFu - CMSDK_TIMER0->VALUE;
 }
 
 void UART0RX_Handler(void)

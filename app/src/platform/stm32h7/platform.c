@@ -105,8 +105,19 @@ void USART3_IRQHandler(void)
     app_rx_notify_from_isr();
 }
 
+const char platform_cycles_unit[] = "cpu_cycles";
+
+uint32_t platform_cycles(void)
+{
+    return DWT->CYCCNT;
+}
+
 void platform_init(void)
 {
+    CoreDebug->DEMCR |= CoreDebug_DEMCR_TRCENA_Msk;
+    DWT->LAR = 0xC5ACCE55u; /* Cortex-M7: unlock the DWT before enabling the cycle counter */
+    DWT->CYCCNT = 0;
+    DWT->CTRL |= DWT_CTRL_CYCCNTENA_Msk;
     SCB_EnableICache();
     SCB_EnableDCache();
     HAL_Init(); /* NVIC priority grouping 4, HAL_InitTick(TIM6) */
