@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -499,7 +500,8 @@ def options_from_args(args) -> ConvertOptions:
     return ConvertOptions(max_seq_len=args.max_seq_len, quantize=args.quantize, embedding=args.embedding,
                           prune_heads=args.prune_heads, calibration=args.calibration, vocab=args.vocab,
                           vocab_corpus=args.vocab_corpus, act_scale=args.act_scale, smoothing=args.smoothing,
-                          target_arch=args.target_arch, progress=not args.no_progress)
+                          target_arch=args.target_arch,
+                          progress=not args.no_progress and sys.stderr.isatty())  # no bars in logs
 
 
 def summary_line(out: Path, manifest: dict) -> str:

@@ -271,7 +271,11 @@ def _model_name(folder: Path) -> str:
 def load_hf(folder: str | os.PathLike) -> FloatModel:
     folder = Path(folder)
     if not folder.is_dir():
-        raise UserError(f"{folder}: no such model folder")
+        hint = ""
+        if not folder.is_absolute() and len(folder.parts) <= 2 and not str(folder).startswith("."):
+            hint = (" (bertl14 downloads nothing: fetch a Hugging Face model first, e.g. "
+                    f"`huggingface-cli download {folder} --local-dir DIR`, and pass DIR)")
+        raise UserError(f"{folder}: no such model folder{hint}")
     cfg = read_config(folder)
     vocab = read_vocab(folder)
     tok = read_tokenizer_config(folder)

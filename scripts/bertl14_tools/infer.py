@@ -188,7 +188,7 @@ def _emit(obj: dict, as_json: bool, human: str) -> None:
 
 
 def cmd_tokenize(args) -> int:
-    model = open_model(args.model)
+    model = open_model(args.model, progress=sys.stderr.isatty())
     texts = _texts(args)
     for text, ids in zip(texts, tokenize_texts(model, texts, args.engine)):
         _emit({"text": text, "ids": ids}, args.json,
@@ -197,7 +197,7 @@ def cmd_tokenize(args) -> int:
 
 
 def cmd_embed(args) -> int:
-    model = open_model(args.model)
+    model = open_model(args.model, progress=sys.stderr.isatty())
     eng = make_engine(args.engine, model)
     for text in _texts(args):
         e = eng.embed(model.encode(text))
@@ -209,7 +209,7 @@ def cmd_embed(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    model = open_model(args.model)
+    model = open_model(args.model, progress=sys.stderr.isatty())
     eng = make_engine(args.engine, model)
     labels = model.labels
     for text in _texts(args):
@@ -247,9 +247,9 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
 
 
 def cmd_eval(args) -> int:
-    model = open_model(args.model)
+    model = open_model(args.model, progress=sys.stderr.isatty())
     texts, gold = read_eval_data(args.data)
-    res = evaluate(model, args.engine, texts, gold, progress=not args.json)
+    res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty())
     if args.json:
         print(json.dumps(res, ensure_ascii=False))
     else:
