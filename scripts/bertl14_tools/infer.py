@@ -6,7 +6,8 @@ With `--json` every command prints one JSON object a line (the contract later to
 
   tokenize  {"text", "ids"}
   embed     {"text", "cls"} (+ "cls_int8", "cls_scale" for integer engines: cls = cls_int8 * cls_scale)
-  predict   {"text", "intent", "score", "tokens"}   (score in [0, 1]; tokens = number of ids incl. [CLS]/[SEP])
+  predict   {"text", "intent", "score", "tokens"}   (score in [0, 1], for integer engines the device's
+            printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP])
   eval      {"n", "accuracy", "macro_f1", "agreement_with_float"}
 """
 from __future__ import annotations
@@ -81,7 +82,7 @@ class RefEngine:
         if not self.qm.has_classifier:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.ref.encode(self.qm, ids)
-        return Prediction(int(r.label), float(r.score_q16) / 65536.0, len(ids))
+        return Prediction(int(r.label), r.score / 1000.0, len(ids))  # what the device prints, thousandths
 
 
 class CEngine(RefEngine):
@@ -111,7 +112,7 @@ class CEngine(RefEngine):
         if not self.model.labels:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.eng.classify(ids)
-        return Prediction(int(r.label), float(r.score_q16) / 65536.0, len(ids))
+        return Prediction(int(r.label), r.score_milli / 1000.0, len(ids))
 
 
 ENGINES = {"ref": RefEngine, "c": CEngine, "float": FloatEngine}
