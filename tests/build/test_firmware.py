@@ -2,8 +2,8 @@
 socket://, module and toolchain errors, nucleo_h743zi build and `west flash --dry-run`."""
 from __future__ import annotations
 
-import os
-import sys
+import struct
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -104,6 +104,35 @@ def test_nucleo_builds_and_flash_dry_run_prints_each_runner(tmp_path):
         out = west(*args)
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == command
+
+
+def _vector_table(elf: Path, tmp: Path) -> list[int]:
+    out = tmp / "vectors.bin"
+    subprocess.run(["arm-none-eabi-objcopy", "-O", "binary", "-j", ".isr_vector", str(elf), str(out)], check=True)
+    data = out.read_bytes()
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def _symbols(elf: Path) -> dict[str, int]:
+    nm = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout
+    return {p[2]: int(p[0], 16) for p in (line.split() for line in nm.splitlines()) if len(p) == 3}
+
+
+def test_nucleo_vectors_route_uart_tim6_and_freertos(tmp_path):
+    """USART3 (IRQ 39) -> our RX handler, TIM6 (IRQ 54) -> the HAL timebase, SVC/PendSV/SysTick -> the
+    FreeRTOS port; the initial stack pointer is the top of the reserved main stack in AXI SRAM."""
+    require_arm()
+    require_modules("rtos/FreeRTOS-Kernel", "hal/stm32h7xx_hal_driver", "hal/cmsis_device_h7", "hal/CMSIS_6")
+    b = tmp_path / "b"
+    proc = west("build", "-b", "nucleo_h743zi", "-d", str(b), "app")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    vectors, syms = _vector_table(b / "firmware.elf", tmp_path), _symbols(b / "firmware.elf")
+    expected = {11: "SVC_Handler", 14: "PendSV_Handler", 15: "SysTick_Handler",
+                16 + 39: "USART3_IRQHandler", 16 + 54: "TIM6_DAC_IRQHandler"}
+    for slot, name in expected.items():
+        assert vectors[slot] & ~1 == syms[name] & ~1, name
+        assert syms[name] != syms["Default_Handler"], f"{name} is still the startup file's weak default"
+    assert vectors[0] == syms["_estack"] and 0x24000000 < vectors[0] <= 0x24080000
 
 
 def test_flash_on_a_qemu_board_explains(bare_metal_an500):
