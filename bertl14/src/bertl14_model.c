@@ -64,6 +64,16 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dim
             return BERTL14_ERR_INVALID_CONFIG;
         }
     }
+    /* label names: exactly num_labels NUL-terminated strings (bertl14_label_name walks them) */
+    uint32_t size;
+    const char *labels = (const char *)section(weights, S - 1u, &size);
+    uint32_t nuls = 0;
+    for (uint32_t i = 0; i < size; i++) {
+        nuls += labels[i] == 0;
+    }
+    if (nuls != dims->num_labels || (size && labels[size - 1u] != 0)) {
+        return BERTL14_ERR_INVALID_CONFIG;
+    }
     return BERTL14_OK;
 }
 
