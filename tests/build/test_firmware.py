@@ -63,12 +63,17 @@ def test_freertos_an500_echoes_under_qemu(tmp_path, qemu):
     _expect_banner_and_echo(qemu(b), "mps2_an500", "freertos")
 
 
-def test_an386_cortex_m4_echoes_under_qemu(tmp_path, qemu, empty_modules):
+@pytest.mark.parametrize("rtos", ["none", "freertos"])
+def test_an386_cortex_m4_echoes_under_qemu(tmp_path, qemu, empty_modules, rtos):
     require_arm()
-    b = tmp_path / "b"
-    proc = west("build", "-b", "mps2_an386", "-d", str(b), "--", "-DCONFIG_APP_RTOS_NONE=y", env=empty_modules)
+    if rtos == "freertos":
+        require_modules("rtos/FreeRTOS-Kernel")  # port GCC/ARM_CM4F
+        proc = west("build", "-b", "mps2_an386", "-d", str(tmp_path / "b"))
+    else:
+        proc = west("build", "-b", "mps2_an386", "-d", str(tmp_path / "b"), "--", "-DCONFIG_APP_RTOS_NONE=y",
+                    env=empty_modules)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    _expect_banner_and_echo(qemu(b), "mps2_an386", "none")
+    _expect_banner_and_echo(qemu(tmp_path / "b"), "mps2_an386", rtos)
 
 
 def test_nucleo_needs_the_hal_modules(tmp_path, empty_modules):

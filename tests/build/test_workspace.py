@@ -123,3 +123,11 @@ def test_rebuild_without_changes_does_nothing(tmp_path):
     _host_build(b)
     again = _host_build(b)
     assert re.search(r"no work to do|Nothing to be done", again.stdout), again.stdout
+
+
+def test_run_target_on_the_host_board_uses_stdin_and_stdout(tmp_path):
+    b = tmp_path / "b"
+    _host_build(b)
+    proc = west("build", "-d", str(b), "-t", "run", stdin="hello from stdin\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "hello from stdin" in proc.stdout.splitlines()
