@@ -29,7 +29,7 @@ help:
 
 demo: deps
 	@if $(WEST) topdir >/dev/null 2>&1 && [ -d "$$($(WEST) topdir)/modules/rtos/FreeRTOS-Kernel/include" ]; then \
-	  rtos=""; else \
+	  rtos="-DCONFIG_APP_RTOS_FREERTOS=y"; else \
 	  echo "FreeRTOS-Kernel not found (run 'west update' for it): building the bare-metal variant"; \
 	  rtos="-DCONFIG_APP_RTOS_NONE=y"; fi; \
 	$(WEST) build -b $(BOARD) -d $(BUILD_DIR) app -- $$rtos
