@@ -227,11 +227,11 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
     if not calib_ids:
         raise UserError("quantization needs calibration sentences (token ids); none given")
     kept = {len(layer.heads_kept) for layer in fm.layers}
-    if len(kept) != 1:
+    if len(kept) > 1:
         raise UserError(f"every layer must keep the same number of heads, got {sorted(kept)}")
     if opts.embedding == "int4" and fm.hidden % 2:
         raise UserError("INT4 embeddings need an even hidden size")
-    a, d, H = kept.pop(), fm.head_dim, fm.hidden
+    a, d, H = (kept.pop() if kept else fm.num_heads), fm.head_dim, fm.hidden
     P = fm.max_position if opts.max_seq_len is None else int(opts.max_seq_len)
     if not 1 <= P <= fm.max_position:
         raise UserError(f"max_seq_len {P} must be 1..{fm.max_position} (the model's positions)")
@@ -268,7 +268,8 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
     f_e = _exp_for(np.abs(word).max(axis=1).max() + np.abs(pos).max(axis=1).max(), RESIDUAL_RANGE)
     word_q, word_scale, word_shift = _quantize_table(word, 7 if opts.embedding == "int4" else 127, f_e)
     pos_q, pos_scale, pos_shift = _quantize_table(pos, 127, f_e)
-    emb_ln = quantize_layernorm(f64(fm.emb_ln_g) / sm_a[0], f64(fm.emb_ln_b) / sm_a[0], fm.layer_norm_eps, f_e)
+    sm_emb = sm_a[0] if L else one_h                     # a model without layers outputs the embedding LN
+    emb_ln = quantize_layernorm(f64(fm.emb_ln_g) / sm_emb, f64(fm.emb_ln_b) / sm_emb, fm.layer_norm_eps, f_e)
 
     layers = []
     f_h = emb_ln.f_out

@@ -134,3 +134,12 @@ def test_weight_cap_keeps_accumulator_in_int32():
             assert (127 * np.abs(lin.w.astype(np.int64)).sum(axis=1) < 2**31).all()
             assert ((lin.mult >= 2**14) & (lin.mult < 2**15)).all() and ((lin.shift >= 1) & (lin.shift <= 62)).all()
     assert np.abs(qm.layers[0].o2.w).max() < 32767                                  # capped, not saturated
+
+
+def test_model_without_layers_is_the_embedding():
+    fm = random_float_model(seed=10)
+    fm.layers = []
+    qm = quantize(fm, [[1, 2, 3]])
+    assert qm.num_layers == 0 and qm.heads_kept == fm.num_heads
+    assert MF.read_weights(MF.pack_weights(qm)).num_layers == 0
+    assert R.encode(qm, [4, 5]).hidden.shape == (2, fm.hidden)
