@@ -89,8 +89,10 @@ static void check_tokenizer(const uint32_t *section, const char *text, uint32_t 
     }
 }
 
-static int8_t g_work[1 << 20];
 unsigned long long fuzz_api_encodes; /* successful text -> encode -> classify rounds (the replay driver prints it) */
+
+#ifdef FUZZ_WITH_LIBRARY
+static int8_t g_work[1 << 20];
 
 static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_t size)
 {
@@ -146,6 +148,8 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
     }
 }
 
+#endif /* FUZZ_WITH_LIBRARY */
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char text[MAX_TEXT + 1];
@@ -167,8 +171,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fuzz_have_model && (mode & 0x40)) {
         check_api(mode, text, data, size);
     }
-#else
-    (void)check_api;
 #endif
     return 0;
 }

@@ -224,3 +224,18 @@ def test_minilm_own_tokenizer_files(configs):
     texts = S.ADVERSARIAL + S.random_unicode(500, seed=9) + S.intent_sentences("en", 200, seed=9)
     for text in texts:
         assert cfg.c.run(text, 128)[0] == tok(text, truncation=True, max_length=128)["input_ids"], repr(text)
+
+
+def test_large_vocabulary_and_missing_specials(tmp_path):
+    """Ids above 65,535 (32-bit id tables) and a vocabulary without [PAD]/[MASK] (their text is not special)."""
+    from conftest import Config, build_test_vocab
+    pieces = [f"[unused{i}]" for i in range(70000)] + [p for p in build_test_vocab(False, seed=99)
+                                                       if p not in ("[PAD]", "[MASK]")]
+    path = tmp_path / "vocab.txt"
+    path.write_text("\n".join(pieces) + "\n", encoding="utf-8")
+    cfg = Config("large-cased", path, lowercase=False)
+    hdr = cfg.section[256:256 + vocab_blob.HEADER_WORDS]
+    assert hdr[vocab_blob.HDR_FLAGS] & vocab_blob.FLAG_IDS_32 and hdr[vocab_blob.HDR_MASK_ID] == vocab_blob.NO_ID
+    texts = S.ADVERSARIAL + S.intent_sentences("en", 100, seed=4) + S.intent_sentences("zh-TW", 100, seed=4)
+    check_parity(cfg, texts + ["[MASK] [PAD] [CLS]x[SEP]"])
+    assert cfg.c.run("[MASK]", 8)[0][1] != cfg.c.run("[CLS]", 8)[0][1]
