@@ -153,11 +153,11 @@ def _need(module: str):
 
 def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: ConvertOptions):
     quant = _need("quant")
-    qopts = quant.QuantOptions(**quant_option_values(quant.QuantOptions, opts))
+    qopts = quant.QuantOptions(**quant_option_values(opts))
     return quant.quantize(fm, calib_ids, qopts, progress=opts.progress)
 
 
-def quant_option_values(qoptions_cls, opts: ConvertOptions) -> dict:
+def quant_option_values(opts: ConvertOptions) -> dict:
     """Our CLI spelling mapped onto QuantOptions (docs/numerics.md section 13)."""
     # the position table keeps max_seq_len rows (docs/numerics.md section 11)
     return {"act_scale": opts.act_scale.replace("-", "_"), "smoothing": opts.smoothing == "on",
@@ -350,15 +350,14 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
     workbuf = _need("workbuf")
 
     step("pack weights")
-    blob = model_format.pack_weights(qm)
-    if len(blob) % 2:
-        blob += b"\0"
+    blob = model_format.pack_weights(qm)  # a multiple of 4 bytes (docs/model-format.md)
     weights = np.frombuffer(blob, dtype="<i2")
     step("vocabulary section")
-    vocab_words = np.asarray(vocab_blob.build_vocab_section(vocab_ids(fm.vocab), fm.do_lower_case, fm.strip_accents,
-                                                            fm.tokenize_chinese_chars), dtype=np.uint32)
+    vocab_words = np.asarray(vocab_blob.build_vocab_section(vocab_ids(fm.vocab), fm.do_lower_case,
+                                                            fm.strip_accents, fm.tokenize_chinese_chars),
+                             dtype=np.uint32)
     vocab_bytes = vocab_words.astype("<u4").tobytes()
-    work_bytes = int(workbuf_size(workbuf, qm, fm, opts))
+    work_bytes = int(workbuf.work_buffer_size(qm, opts.max_seq_len))
 
     step("write C sources")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -424,7 +423,8 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             }
         full_vocab = len(_full_vocab_section(vocab_blob, model_dir, fm)) * 4 if model_dir else None
         if full_vocab is not None:
-            manifest["vocab_trim"].setdefault("flash_saved_bytes", {})["vocabulary"] = full_vocab - len(vocab_bytes)
+            saved = manifest["vocab_trim"].setdefault("flash_saved_bytes", {})
+            saved["vocabulary"] = full_vocab - len(vocab_bytes)
         manifest["vocab_trim"]["kept_ids"] = trim_report.kept_ids
     _dump_json(out_dir / "manifest.json", manifest)
     (out_dir / "manifest.json").touch()  # the build's stamp: newer than .config after every run
@@ -437,12 +437,8 @@ def vocab_ids(vocab: list[str]) -> dict[str, int]:
 
 
 def _full_vocab_section(vocab_blob, model_dir: Path, fm: FloatModel) -> list[int]:
-    return vocab_blob.build_vocab_section(vocab_ids(hf.read_vocab(model_dir)), fm.do_lower_case, fm.strip_accents,
-                                          fm.tokenize_chinese_chars)
-
-
-def workbuf_size(workbuf, qm, fm: FloatModel, opts: ConvertOptions) -> int:
-    return workbuf.work_buffer_size(qm, opts.max_seq_len)
+    return vocab_blob.build_vocab_section(vocab_ids(hf.read_vocab(model_dir)), fm.do_lower_case,
+                                          fm.strip_accents, fm.tokenize_chinese_chars)
 
 
 GLOBAL_SECTIONS = ["word_embeddings", "word_embeddings", "position_embeddings", "position_embeddings",

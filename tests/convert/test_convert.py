@@ -96,7 +96,8 @@ def test_pruned_and_int4_shapes(tiny, tmp_path):
     assert qm.layers[0].q.w.shape == (3 * 8, 32) and qm.layers[0].o.w.shape == (32, 3 * 8)
     assert [len(h) for h in man["heads_kept"]] == [3, 3]
     d = defines(tmp_path / "p" / "bertl14_config.h")
-    assert (d["BERTL14_PRUNE_HEADS"], d["BERTL14_HEADS_KEPT"], d["BERTL14_QUANTIZE_EMBEDDING"]) == ("1", "3", "INT4")
+    assert (d["BERTL14_PRUNE_HEADS"], d["BERTL14_HEADS_KEPT"]) == ("1", "3")
+    assert d["BERTL14_QUANTIZE_EMBEDDING"] == "INT4" and d["BERTL14_EMBEDDING_BITS"] == "4"
 
 
 def test_trimmed_shapes_and_flash_saved(tiny, tmp_path):
