@@ -63,19 +63,11 @@ def confusion_png(gold: list[str], pred: list[str], path: Path, title: str) -> N
 
 def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
     """(flash bytes of the model data, work-buffer bytes) from a converted model's manifest."""
-    def find(d, keys):
-        if isinstance(d, dict):
-            for k, v in d.items():
-                if k in keys and isinstance(v, (int, float)):
-                    return int(v)
-            for v in d.values():
-                r = find(v, keys)
-                if r is not None:
-                    return r
-        return None
-    flash = find(manifest, {"flash_total", "flash_bytes", "total_flash", "flash"})
-    ram = find(manifest, {"work_buffer_bytes", "work_buffer", "workbuf_bytes", "work_buffer_size"})
-    return flash, ram
+    flash = manifest.get("flash_bytes")
+    if isinstance(flash, dict):
+        flash = flash.get("total")
+    ram = manifest.get("work_buffer_bytes")
+    return (int(flash) if flash is not None else None), (int(ram) if ram is not None else None)
 
 
 def predict_all(model, engine: str, texts: list[str]) -> list[str]:
