@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bertl14_internal.h"
+#include "bertl14_profile.h"
 #include "bertl14_tokenizer.h"
 
 
@@ -96,8 +97,10 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
 {
     const uint32_t d = ctx->dims.head_dim, A = heads * d;
     int16_t *q16 = BUF(ctx, q16, int16_t);
+    BERTL14_STAGE(QKV);
     bertl14_linear_s16(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
                        &lin->rq, q16, NULL, A);                                 /* y = x W^T + b, sat16 */
+    BERTL14_STAGE(QUANT);
     for (uint32_t j = 0; j < nb; j++) {
         for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
             dst_scale[j * scale_stride + hd] =
@@ -109,6 +112,7 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
 /* Widen nb INT8 rows of h (with their scales) into the matmul input rows. */
 static void load_rows(bertl14_ctx_t *ctx, const int8_t *rows, const uint32_t *scales, uint32_t nb, uint32_t width)
 {
+    BERTL14_STAGE(QUANT);
     bertl14_widen_s8_s16(rows, nb * width, BUF(ctx, x16, int16_t));
     memcpy(BUF(ctx, x_scale, uint32_t), scales, nb * sizeof(uint32_t));
 }
@@ -124,6 +128,7 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
     int16_t *ln16 = BUF(ctx, ln16, int16_t);
     for (uint32_t t = 0; t < n; t++) {
         const uint32_t id = (uint32_t)ids[t];
+        BERTL14_STAGE(EMBED);
         if (int4) {                                                              /* e = word[id] + pos[t] */
             bertl14_embedding_s4((const uint8_t *)E->word + id * (H / 2u), E->word_scale[id], E->word_shift,
                                  E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
@@ -131,7 +136,9 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
             bertl14_embedding_s8((const int8_t *)E->word + id * H, E->word_scale[id], E->word_shift,
                                  E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
         }
+        BERTL14_STAGE(LAYERNORM);
         bertl14_layernorm_s32(e, H, E->ln.eps_q, E->ln.gamma, E->ln.beta, E->ln.g_shift, ln16); /* LN(e) */
+        BERTL14_STAGE(QUANT);
         hs[t] = bertl14_quantize_row_s8(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
     }
 }
@@ -162,32 +169,45 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
         project_heads(ctx, &L->q, heads, nb, q8, A, qs, heads);                   /* q = h Wq^T + bq (1/sqrt(d) folded) */
         for (uint32_t j = 0; j < nb; j++) {
             for (uint32_t hd = 0; hd < heads; hd++) {                             /* one head, one query row */
+                BERTL14_STAGE(SCORES);
                 bertl14_attn_scores_s8(q8 + j * A + hd * d, qs[j * heads + hd], k + hd * d, AS, ks + hd, maxh,
                                        n, d, L->score_shift, scores);             /* x_u = q.k_u */
+                BERTL14_STAGE(SOFTMAX);
                 bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
+                BERTL14_STAGE(CONTEXT);
                 bertl14_attn_context_s8(probs, v + hd * d, AS, vs + hd, maxh, n, d,
                                         ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
             }
+            BERTL14_STAGE(QUANT);
             xs[j] = bertl14_quantize_row_s8(ctx16 + j * A, A, NULL, x16 + j * A); /* INT8 context row */
         }
+        BERTL14_STAGE(ATTN_OUT);
         bertl14_linear_s16(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
         for (uint32_t j = 0; j < nb; j++) {
+            BERTL14_STAGE(LAYERNORM);
             bertl14_residual_s8(y32 + j * H, h + (t0 + j) * H, hs[t0 + j], L->res1_u, L->res1_shift, H); /* r = a + h */
             bertl14_layernorm_s32(y32 + j * H, H, L->ln1.eps_q, L->ln1.gamma, L->ln1.beta, L->ln1.g_shift,
                                   ln16 + j * H);                                  /* h1 = LN1(r) */
+            BERTL14_STAGE(QUANT);
             h1s[j] = bertl14_quantize_row_s8(ln16 + j * H, H, h1 + j * H, x16 + j * H);
         }
+        BERTL14_STAGE(FFN_UP);
         bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, I); /* u = h1 Wi^T + bi */
         for (uint32_t j = 0; j < nb; j++) {
+            BERTL14_STAGE(GELU);
             bertl14_gelu_s16(up16 + j * I, I, L->f_up);                           /* g = GELU(u) */
             bertl14_smooth_s16(up16 + j * I, L->gelu_ism, I);                     /* g' = g / sm */
+            BERTL14_STAGE(QUANT);
             xs[j] = bertl14_quantize_row_s8(up16 + j * I, I, NULL, up16 + j * I); /* INT8 g, in place */
         }
+        BERTL14_STAGE(FFN_DOWN);
         bertl14_linear_s16(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
         for (uint32_t j = 0; j < nb; j++) {
+            BERTL14_STAGE(LAYERNORM);
             bertl14_residual_s8(y32 + j * H, h1 + j * H, h1s[j], L->res2_u, L->res2_shift, H);   /* r = f + h1 */
             bertl14_layernorm_s32(y32 + j * H, H, L->ln2.eps_q, L->ln2.gamma, L->ln2.beta, L->ln2.g_shift,
                                   ln16 + j * H);                                  /* h = LN2(r) */
+            BERTL14_STAGE(QUANT);
             hs[t0 + j] = bertl14_quantize_row_s8(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
         }
     }
@@ -219,6 +239,7 @@ bertl14_status_t bertl14_ctx_encode(bertl14_ctx_t *ctx, const int32_t *input_ids
         bertl14_model_layer(ctx->config.weights_ptr, &ctx->dims, l, &layer);
         layer_forward(ctx, &layer, seq_len);
     }
+    BERTL14_STAGE(OTHER);
     ctx->seq_len = seq_len;
     output->data_ptr = BUF(ctx, h, int8_t);                                       /* [CLS] row */
     output->dims[0] = 1;
@@ -294,6 +315,7 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     uint32_t *xs = BUF(ctx, x_scale, uint32_t);
     int32_t *y32 = BUF(ctx, y32, int32_t);
     load_rows(ctx, BUF(ctx, h, int8_t), BUF(ctx, h_scale, uint32_t), 1, H);      /* [CLS] row */
+    BERTL14_STAGE(CLASSIFIER);
     bertl14_linear_s16(x16, xs, 1, H, head.pooler.w, H, &head.pooler.rq, NULL, y32, H); /* z = cls Wp^T + bp (Q12) */
     for (uint32_t c = 0; c < H; c++) {
         ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
@@ -309,6 +331,7 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
         sum += bertl14_exp_q23((uint64_t)((int64_t)y32[best] - y32[c]));
     }
     uint64_t q16 = bertl14_udiv_round((uint64_t)1 << 39, sum);                    /* p(label) in Q16 */
+    BERTL14_STAGE(OTHER);
     result->label = best;
     result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;
     result->score_milli = (result->score_q16 * 1000u + 32768u) >> 16;

@@ -8,7 +8,11 @@ sentences) and exits 1 on any mismatch.
 
 --target host builds the library with the host compiler (cbuild.py) and calls it through ctypes
 (cengine.py); --kernels both checks the portable and the DSP kernels (the latter on the C emulation
-of the ACLE intrinsics on the host).
+of the ACLE intrinsics on the host). --target qemu builds the test image tests/target for the
+emulated Cortex-M7 (mps2_an500, `west build`), boots it under QEMU and sends it the sentences over
+its serial port (qemu_target.py); the image tokenizes, encodes and classifies on the target and
+prints every result, compared here with the reference on the target's token ids. `--data hassil:N`
+uses N sentences expanded from the home-assistant-intents templates (English and Chinese).
 """
 from __future__ import annotations
 
@@ -27,10 +31,38 @@ class Report:
     kernels: str
     sentences: int = 0
     tokens: int = 0
+    instructions: int = 0
     mismatches: list[str] = field(default_factory=list)
 
 
+def hassil_sentences(n: int, seed: int = 0, zh_fraction: float = 0.4) -> list[str]:
+    """n distinct sentences expanded from the home-assistant-intents templates (our slot lists):
+    English and Chinese (zh-CN), in a seeded order. Not the public test set."""
+    import random
+    from .data import build_dataset
+    out = []
+    for lang, count in (("en", n - int(n * zh_fraction)), ("zh-CN", int(n * zh_fraction))):
+        if count <= 0:
+            continue
+        per_intent = 5
+        while True:
+            ds = build_dataset(lang, per_intent=per_intent, seed=seed, val_fraction=0.0, ood=False)
+            texts = sorted({r["text"] for r in ds.train})
+            if len(texts) >= count or per_intent > 200:
+                break
+            per_intent *= 2
+        random.Random(seed).shuffle(texts)
+        out += texts[:count]
+    return out
+
+
 def _texts(path, limit: int | None) -> list[str]:
+    if str(path).startswith("hassil:"):
+        try:
+            n = int(str(path)[7:])
+        except ValueError:
+            raise UserError(f"--data {path}: use hassil:N with N a number of sentences") from None
+        return hassil_sentences(n)
     from .data import read_jsonl
     rows = read_jsonl(path)
     texts = [r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)]
@@ -82,19 +114,71 @@ def check_host(model, texts: list[str], kernels: str, progress: bool = True) -> 
     return rep
 
 
+def compare_target(text: str, model, r, ref, qm) -> list[str]:
+    """Differences between one answer of the QEMU test image and the reference (empty: bit-exact).
+    The encoder is checked on the target's own token ids, so a tokenizer difference is reported once."""
+    problems = []
+    ref_ids = model.encode(text)
+    if r.ids != ref_ids:
+        problems.append(f"token ids differ: C {r.ids} vs reference {ref_ids}")
+    if r.status != 0 or r.hidden is None:
+        return problems + [f"encode failed on the target (status {r.status})"]
+    e = ref.encode(qm, r.ids)
+    if r.hidden.shape != e.hidden.shape or not np.array_equal(r.hidden, e.hidden):
+        bad = (sorted({int(i) for i in np.nonzero((r.hidden != e.hidden).any(axis=1))[0]})
+               if r.hidden.shape == e.hidden.shape else "all")
+        problems.append(f"{'[CLS] bytes' if bad == [0] else f'hidden rows {bad}'} differ")
+    if not np.array_equal(r.scales.astype(np.int64), e.hidden_scale.astype(np.int64)):
+        problems.append(f"row scales differ: C {r.scales.tolist()} vs reference {e.hidden_scale.tolist()}")
+    if r.frac_bits != e.hidden_f:
+        problems.append(f"output exponent differs: C {r.frac_bits} vs reference {e.hidden_f}")
+    if e.logits is not None:
+        if r.logits is None or not np.array_equal(r.logits, e.logits.astype(np.int64)):
+            problems.append(f"logits differ: C {None if r.logits is None else r.logits.tolist()} "
+                            f"vs reference {e.logits.tolist()}")
+        elif (r.label, r.score_q16) != (e.label, e.score_q16):
+            problems.append(f"label/score differ: C {(r.label, r.score_q16)} vs reference {(e.label, e.score_q16)}")
+    return problems
+
+
+def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500", progress: bool = True) -> Report:
+    from . import qemu_target, reference
+    elf = qemu_target.build_image(model.path, kernels, model.max_seq_len, board=board, quiet=not progress)
+    rep = Report(kernels)
+    it = texts
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence", file=sys.stderr)
+    with qemu_target.QemuTarget(elf, board=board) as target:
+        for text in it:
+            r = target.infer_text(text)
+            probs = compare_target(text, model, r, reference, model.qm)
+            rep.sentences += 1
+            rep.tokens += len(r.ids or [])
+            rep.instructions += r.instructions
+            if probs:
+                rep.mismatches.append(f"{text!r}: " + "; ".join(probs))
+    return rep
+
+
 def run(args) -> int:
     from .modelio import open_model
-    if args.target == "qemu":
-        raise UserError("--target qemu is not implemented yet: run --target host (the same C sources; "
-                        "the DSP kernels run on the ACLE emulation)")
     model = open_model(args.model, progress=not args.quiet)
     texts = _texts(args.data, args.limit)
+    if args.limit:
+        texts = texts[:args.limit]
     kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     failed = False
     for k in kernel_sets:
-        rep = check_host(model, texts, k, progress=not args.quiet)
-        print(f"check-bitexact {model.name} target=host kernels={k}: {rep.sentences} sentences, "
-              f"{len(rep.mismatches)} mismatches")
+        if args.target == "qemu":
+            rep = check_qemu(model, texts, k, progress=not args.quiet)
+            extra = (f" ({rep.tokens} tokens; {rep.instructions} instructions on the emulated Cortex-M7, "
+                     f"{rep.instructions // max(1, rep.sentences)} a sentence, profile hooks included)")
+        else:
+            rep = check_host(model, texts, k, progress=not args.quiet)
+            extra = ""
+        print(f"check-bitexact {model.name} target={args.target} kernels={k}: {rep.sentences} sentences, "
+              f"{len(rep.mismatches)} mismatches{extra}")
         for m in rep.mismatches[:MAX_SHOWN]:
             print("  MISMATCH " + m)
         if len(rep.mismatches) > MAX_SHOWN:
@@ -107,7 +191,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("check-bitexact", help="C library vs Python integer reference, byte for byte",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="converted model folder (or a Hugging Face folder)")
-    p.add_argument("--data", required=True, metavar="FILE.jsonl", help="JSON lines with a \"text\" field")
+    p.add_argument("--data", required=True, metavar="FILE.jsonl",
+                   help="JSON lines with a \"text\" field, or hassil:N for N sentences expanded from the "
+                        "home-assistant-intents templates (English and Chinese)")
     p.add_argument("--target", choices=["host", "qemu"], default="host")
     p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
     p.add_argument("--limit", type=int, default=None, help="check only the first N sentences")

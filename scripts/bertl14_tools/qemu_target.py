@@ -1,0 +1,244 @@
+"""The bertl14 test/benchmark image (tests/target) on an emulated Cortex-M: build it with `west build`,
+boot it under QEMU with its serial port on a loopback TCP port (pyserial socket://) and talk to it.
+
+    elf = build_image(model_dir, kernels="dsp", max_seq_len=128)
+    with QemuTarget(elf, icount_shift=0) as t:
+        r = t.infer_text("turn on the light")    # ids, INT8 rows + scales, logits, label, score, counts
+        r = t.infer_ids([101, 2000, 102])
+        t.mark_instructions()                     # the cost of one profile mark
+        t.kernels()                               # kernel micro-benchmarks
+
+Counts: under `-icount shift=S` every guest instruction advances virtual time by 2^S ns and the
+CMSDK TIMER0 the image reads ticks at 25 MHz (40 ns), so an interval of T ticks is T * 40 / 2^S
+instructions. The image converts every timed interval on its own: with S >= 7 a tick is less than
+half an instruction and each interval's count is exact, so the counts are deterministic (the same
+image and input give the same numbers, whatever the host did before); with S = 0 a tick is 40
+instructions and each interval is quantized to +-40. The default is S = 7 (DEFAULT_ICOUNT_SHIFT);
+the instructions executed are the same for every S, only the clock's resolution changes.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+IMAGE_SRC = REPO / "tests" / "target"
+BOARDS = ("mps2_an500", "mps2_an386")
+QEMU_MACHINE = {"mps2_an500": "mps2-an500", "mps2_an386": "mps2-an386"}
+TIMER_HZ = 25_000_000
+STAGES = ("other", "tokenize", "embed", "quant", "qkv", "scores", "softmax", "context", "attn_out",
+          "ffn_up", "gelu", "ffn_down", "layernorm", "classifier")   # bertl14_profile.h order
+MARK_REPS = 4096
+DEFAULT_ICOUNT_SHIFT = 7
+
+
+def missing_tools() -> list[str]:
+    """Tools the QEMU target needs that are not installed (empty: all there)."""
+    return [t for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake") if not shutil.which(t)]
+
+
+def require_tools() -> None:
+    missing = missing_tools()
+    if missing:
+        raise UserError(f"{', '.join(missing)} not found: install gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
+                        "qemu-system-arm and cmake (or run `make deps`), or use --target host")
+
+
+def _cache() -> Path:
+    base = os.environ.get("BERTL14_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "bertl14")
+    return Path(base) / "target"
+
+
+def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "mps2_an500",
+                profile: bool = True, quiet: bool = True) -> Path:
+    """Build (incrementally) the test image for `model_dir` (a converted folder); returns firmware.elf."""
+    require_tools()
+    if board not in BOARDS:
+        raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(BOARDS)}")
+    if kernels not in ("portable", "dsp"):
+        raise UserError(f"unknown kernel set {kernels!r}: use portable or dsp")
+    model_dir = Path(model_dir).resolve()
+    key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}".encode()).hexdigest()[:12]
+    build_dir = _cache() / f"{board}-{kernels}-{key}"
+    cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
+           f"-DCONFIG_BERTL14_MODEL_DIR={model_dir}", f"-DCONFIG_BERTL14_MAX_SEQ_LEN={max_seq_len}",
+           f"-DCONFIG_BERTL14_USE_DSP={'y' if kernels == 'dsp' else 'n'}", "-DCONFIG_APP_RTOS_NONE=y",
+           f"-DBERTL14_TARGET_PROFILE={'ON' if profile else 'OFF'}"]
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
+    if not quiet:
+        print(f"building the {board} test image ({kernels} kernels) in {build_dir}", file=sys.stderr)
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
+        raise UserError(f"building the {board} test image failed ({' '.join(cmd[2:5])} ...):\n{tail}")
+    elf = build_dir / "firmware.elf"
+    if not elf.is_file():
+        raise UserError(f"the test image build produced no {elf}")
+    return elf
+
+
+@dataclass
+class TargetResult:
+    ids: list[int] | None            # C tokenizer ids (text commands)
+    token_status: int | None
+    hidden: np.ndarray | None        # int8 [N, H]
+    scales: np.ndarray | None        # uint32 [N]
+    frac_bits: int | None
+    label: int | None
+    score_q16: int | None
+    logits: np.ndarray | None        # int32 [C]
+    stage_instructions: dict[str, int] = field(default_factory=dict)   # profile marks included
+    stage_entries: dict[str, int] = field(default_factory=dict)
+    instructions: int = 0            # the whole call (tokenize + encode + classify), marks included
+    stack_bytes: int = 0
+    status: int = 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class QemuTarget:
+    """A running test image. Use as a context manager: QEMU is killed on exit."""
+
+    def __init__(self, elf: Path, board: str = "mps2_an500", icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+                 timeout: float = 60.0):
+        require_tools()
+        self.elf, self.board, self.shift, self.timeout = Path(elf), board, icount_shift, timeout
+        self.proc = None
+        self.ser = None
+        self.banner: dict[str, str] = {}
+
+    def __enter__(self):
+        import serial
+        port = _free_port()
+        argv = ["qemu-system-arm", "-M", QEMU_MACHINE[self.board], "-display", "none", "-monitor", "none",
+                "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on",
+                "-icount", f"shift={self.shift}", "-kernel", str(self.elf)]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{port}", timeout=self.timeout)
+                break
+            except Exception:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    err = self.proc.stderr.read().decode(errors="replace") if self.proc.poll() is not None else ""
+                    self.close()
+                    raise UserError(f"QEMU did not open its serial port: {err.strip() or 'timeout'}")
+                time.sleep(0.1)
+        first = self._line()
+        if not first.startswith("READY"):
+            self.close()
+            raise UserError(f"the test image did not start: {first!r}")
+        self.banner = dict(kv.split("=", 1) for kv in first.split()[1:] if "=" in kv)
+        if self.banner.get("init") != "0":
+            self.close()
+            raise UserError(f"bertl14_init failed on the target (status {self.banner.get('init')})")
+        self._send(f"C {self.shift}")
+        if self._line() != "OK":
+            self.close()
+            raise UserError("the test image did not accept the icount shift")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        if self.ser is not None:
+            try:
+                self.ser.close()
+            except Exception:
+                pass
+            self.ser = None
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    # ---- protocol ------------------------------------------------------------------------------
+    def _send(self, text: str) -> None:
+        self.ser.write(text.encode("ascii") + b"\n")
+
+    def _line(self) -> str:
+        raw = self.ser.readline()
+        if not raw.endswith(b"\n"):
+            raise UserError(f"no answer from the QEMU target within {self.timeout:.0f} s (got {raw[:80]!r})")
+        return raw.decode("ascii", errors="replace").rstrip("\r\n")
+
+    def _result(self) -> TargetResult:
+        r = TargetResult(None, None, None, None, None, None, None, None)
+        rows, scales = [], []
+        while True:
+            ln = self._line()
+            tag, _, rest = ln.partition(" ")
+            if tag == "IDS":
+                f = [int(x) for x in rest.split()]
+                r.token_status, n, r.ids = f[0], f[1], f[2:]
+                assert len(r.ids) == n, ln
+            elif tag == "H":
+                s, hx = rest.split()
+                scales.append(int(s))
+                rows.append(np.frombuffer(bytes.fromhex(hx), dtype=np.int8))
+            elif tag == "F":
+                r.frac_bits = int(rest)
+            elif tag == "L":
+                f = [int(x) for x in rest.split()]
+                r.label, r.score_q16, r.logits = f[0], f[1], np.array(f[2:], dtype=np.int64)
+            elif tag == "P":
+                t, e = rest.split("/")
+                r.stage_instructions = dict(zip(STAGES, map(int, t.split())))
+                r.stage_entries = dict(zip(STAGES, map(int, e.split())))
+            elif tag == "S":
+                r.instructions, r.stack_bytes = (int(x) for x in rest.split())
+            elif tag == "END":
+                r.status = int(rest)
+                break
+            else:
+                raise UserError(f"unexpected line from the QEMU target: {ln[:100]!r}")
+        if rows:
+            r.hidden = np.stack(rows)
+            r.scales = np.array(scales, dtype=np.uint32)
+        return r
+
+    def infer_text(self, text: str) -> TargetResult:
+        self._send("T " + text.encode("utf-8").hex())
+        return self._result()
+
+    def infer_ids(self, ids: list[int]) -> TargetResult:
+        self._send("I " + " ".join(str(int(i)) for i in ids))
+        return self._result()
+
+    def mark_instructions(self) -> float:
+        """Instructions of one profile mark (the hook's own cost, to subtract per stage entry)."""
+        self._send("M")
+        ln = self._line()
+        if not ln.startswith("MARK "):
+            raise UserError(f"unexpected answer to M: {ln!r}")
+        return int(ln.split()[1]) / MARK_REPS
+
+    def kernels(self) -> dict[str, dict]:
+        """Kernel micro-benchmarks: name -> {reps, instructions, work} (work = MACs or elements per rep)."""
+        self._send("K")
+        out = {}
+        while True:
+            ln = self._line()
+            if ln == "KEND":
+                return out
+            _, name, reps, count, work = ln.split()
+            out[name] = {"reps": int(reps), "instructions": int(count), "work": int(work)}
