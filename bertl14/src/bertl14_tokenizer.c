@@ -406,6 +406,16 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
     p = (const uint8_t *)text;
     while (*p != 0u) {
         uint32_t cp = 0u, len, cls;
+        if (t.n > t.limit && t.word_chars == 0u) {
+            /* truncated for certain (finished words never shrink): the rest only has to be valid UTF-8 */
+            while (*p != 0u && (len = utf8_decode(p, &cp)) != 0u) {
+                p += len;
+            }
+            if (*p != 0u) {
+                status = BERTL14_ERR_INVALID_UTF8;
+            }
+            break;
+        }
         if (*p == (uint8_t)'[') { /* special tokens written literally are matched on the raw text (as HF) */
             uint32_t id = 0u;
             len = special_at(hdr, (const char *)p, &id);

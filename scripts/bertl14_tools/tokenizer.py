@@ -264,14 +264,18 @@ class BertTokenizer:
         return [self.vocab["[CLS]"]] + ids + [self.vocab["[SEP]"]], truncated
 
 
-def ref_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lowercase: bool) -> list[list[int]]:
+def ref_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lowercase: bool,
+                 strip_accents: bool | None = None, tokenize_chinese_chars: bool = True) -> list[list[int]]:
     """The `ref` engine: ids of every text, [CLS] ... [SEP], truncated to max_tokens."""
-    tok = BertTokenizer.from_file(vocab_path, do_lower_case=lowercase)
+    tok = BertTokenizer.from_file(vocab_path, do_lower_case=lowercase, strip_accents=strip_accents,
+                                  tokenize_chinese_chars=tokenize_chinese_chars)
     return [tok.encode(t, max_tokens)[0] for t in texts]
 
 
-def hf_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lowercase: bool) -> list[list[int]]:
-    """The `hf` engine: Hugging Face's own BERT WordPiece tokenizer (the `tokenizers` package) on the same vocab."""
+def hf_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lowercase: bool,
+                strip_accents: bool | None = None, tokenize_chinese_chars: bool = True) -> list[list[int]]:
+    """The `hf` engine: Hugging Face's own BERT WordPiece tokenizer (the `tokenizers` package) on the same vocab,
+    the same normalizer and pre-tokenizer as transformers' BertTokenizer; [CLS] ... [SEP], at most max_tokens."""
     try:
         from tokenizers import BertWordPieceTokenizer
     except ImportError:
@@ -279,7 +283,9 @@ def hf_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lower
                         "(or use --engine ref, the same ids in pure Python)") from None
     if not Path(vocab_path).is_file():
         raise UserError(f"vocabulary file {vocab_path} not found: pass the model folder's vocab.txt")
-    tok = BertWordPieceTokenizer(str(vocab_path), lowercase=lowercase, strip_accents=None,
-                                 clean_text=True, handle_chinese_chars=True)
+    if max_tokens < 2:
+        raise UserError("max_tokens must be at least 2 ([CLS] and [SEP])")
+    tok = BertWordPieceTokenizer(str(vocab_path), lowercase=lowercase, strip_accents=strip_accents,
+                                 clean_text=True, handle_chinese_chars=tokenize_chinese_chars)
     tok.enable_truncation(max_tokens)
     return [enc.ids for enc in tok.encode_batch(list(texts))]

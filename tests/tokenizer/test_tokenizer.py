@@ -199,13 +199,12 @@ def test_hf_engine_matches_transformers(configs):
     transformers = pytest.importorskip("transformers", reason="transformers not installed")
     texts = S.ADVERSARIAL + S.intent_sentences("en", 50) + S.intent_sentences("zh-CN", 50)
     for cfg in configs:
-        if cfg.strip_accents is not None or not cfg.chinese:
-            continue
-        ours = T.hf_tokenize(cfg.vocab_path, texts, 64, cfg.lowercase)
-        bt = transformers.BertTokenizer(vocab=str(cfg.vocab_path), do_lower_case=cfg.lowercase)
+        opts = dict(strip_accents=cfg.strip_accents, tokenize_chinese_chars=cfg.chinese)
+        ours = T.hf_tokenize(cfg.vocab_path, texts, 64, cfg.lowercase, **opts)
+        bt = transformers.BertTokenizer(vocab=str(cfg.vocab_path), do_lower_case=cfg.lowercase, **opts)
         theirs = [bt(t, truncation=True, max_length=64)["input_ids"] for t in texts]
         assert ours == theirs
-        assert ours == T.ref_tokenize(cfg.vocab_path, texts, 64, cfg.lowercase)
+        assert ours == T.ref_tokenize(cfg.vocab_path, texts, 64, cfg.lowercase, **opts)
 
 
 def test_hf_engine_missing_file():
