@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import UserError
 from .floatmodel import FloatModel
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -71,6 +72,10 @@ def forward(fm: FloatModel, ids, gelu: str = "erf", trace: bool = False) -> Floa
     f64 = lambda a: np.asarray(a, np.float64)  # noqa: E731
     ids = np.asarray(ids, np.int64)
     n, d = len(ids), fm.head_dim
+    if not 1 <= n <= fm.max_position:
+        raise UserError(f"sequence of {n} tokens: the model takes 1..{fm.max_position}")
+    if ids.min() < 0 or ids.max() >= len(fm.word_emb):
+        raise UserError(f"token id outside the vocabulary (0..{len(fm.word_emb) - 1})")
     tr: dict = {"layers": []} if trace else {}
     e = f64(fm.word_emb[ids]) + f64(fm.pos_emb[:n]) + f64(fm.type_emb[0])   # token type 0 everywhere
     h = layer_norm(e, fm.emb_ln_g, fm.emb_ln_b, fm.layer_norm_eps)

@@ -143,3 +143,11 @@ def test_model_without_layers_is_the_embedding():
     assert qm.num_layers == 0 and qm.heads_kept == fm.num_heads
     assert MF.read_weights(MF.pack_weights(qm)).num_layers == 0
     assert R.encode(qm, [4, 5]).hidden.shape == (2, fm.hidden)
+
+
+def test_float_engine_errors():
+    from bertl14_tools.float_engine import forward
+    fm = random_float_model(seed=11)
+    for ids, msg in (([], "0 tokens"), (list(range(fm.max_position + 1)), "takes 1..40"), ([fm.vocab_size], "vocabulary")):
+        with pytest.raises(UserError, match=msg):
+            forward(fm, ids)
