@@ -1,0 +1,25 @@
+"""`bertl14 report` helpers: per-intent scores and the confusion-matrix picture (no model needed)."""
+from __future__ import annotations
+
+import pytest
+
+from bertl14_tools.report import confusion_png, markdown_table, per_label_scores
+
+
+def test_per_label_scores():
+    gold = ["a", "a", "b", "b", "c"]
+    pred = ["a", "b", "b", "b", "none"]
+    rows = {r["label"]: r for r in per_label_scores(gold, pred)}
+    assert set(rows) == {"a", "b", "c"}
+    assert rows["a"]["precision"] == 1.0 and rows["a"]["recall"] == 0.5
+    assert rows["b"]["precision"] == pytest.approx(2 / 3) and rows["b"]["recall"] == 1.0
+    assert rows["c"]["f1"] == 0.0 and rows["c"]["support"] == 1
+    table = markdown_table(list(rows.values()), 0.6)
+    assert "| a | 1.000 | 0.500 | 0.667 | 2 |" in table and "accuracy 0.6000" in table
+
+
+def test_confusion_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib not installed")
+    path = tmp_path / "c.png"
+    confusion_png(["a", "b", "b"], ["a", "a", "b"], path, "t")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
