@@ -109,11 +109,11 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
     }
 }
 
-/* Widen nb INT8 rows of h (with their scales) into the matmul input rows. */
+/* Widen nb INT8 rows of h (with their scales) into the matmul input block (block layout). */
 static void load_rows(bertl14_ctx_t *ctx, const int8_t *rows, const uint32_t *scales, uint32_t nb, uint32_t width)
 {
     BERTL14_STAGE(QUANT);
-    bertl14_widen_s8_s16(rows, nb * width, BUF(ctx, x16, int16_t));
+    bertl14_widen_block_s8_s16(rows, nb, width, BUF(ctx, x16, int16_t));
     memcpy(BUF(ctx, x_scale, uint32_t), scales, nb * sizeof(uint32_t));
 }
 
@@ -179,7 +179,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
                                         ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
             }
             BERTL14_STAGE(QUANT);
-            xs[j] = bertl14_quantize_row_s8(ctx16 + j * A, A, NULL, x16 + j * A); /* INT8 context row */
+            xs[j] = bertl14_quantize_row_block_s8(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
         }
         BERTL14_STAGE(ATTN_OUT);
         bertl14_linear_s16(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
@@ -189,16 +189,16 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             bertl14_layernorm_s32(y32 + j * H, H, L->ln1.eps_q, L->ln1.gamma, L->ln1.beta, L->ln1.g_shift,
                                   ln16 + j * H);                                  /* h1 = LN1(r) */
             BERTL14_STAGE(QUANT);
-            h1s[j] = bertl14_quantize_row_s8(ln16 + j * H, H, h1 + j * H, x16 + j * H);
+            h1s[j] = bertl14_quantize_row_block_s8(ln16 + j * H, H, h1 + j * H, x16, j, nb);
         }
         BERTL14_STAGE(FFN_UP);
-        bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, I); /* u = h1 Wi^T + bi */
+        bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
+        BERTL14_STAGE(GELU);
+        bertl14_gelu_s16(up16, nb * I, L->f_up);                                  /* g = GELU(u) */
+        bertl14_smooth_block_s16(up16, L->gelu_ism, I, nb);                       /* g' = g / sm */
+        BERTL14_STAGE(QUANT);
         for (uint32_t j = 0; j < nb; j++) {
-            BERTL14_STAGE(GELU);
-            bertl14_gelu_s16(up16 + j * I, I, L->f_up);                           /* g = GELU(u) */
-            bertl14_smooth_s16(up16 + j * I, L->gelu_ism, I);                     /* g' = g / sm */
-            BERTL14_STAGE(QUANT);
-            xs[j] = bertl14_quantize_row_s8(up16 + j * I, I, NULL, up16 + j * I); /* INT8 g, in place */
+            xs[j] = bertl14_quantize_block_inplace_s8(up16, I, j, nb);            /* INT8 g, in place */
         }
         BERTL14_STAGE(FFN_DOWN);
         bertl14_linear_s16(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */

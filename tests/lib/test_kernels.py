@@ -23,7 +23,34 @@ def lib_for(kernels):
     lib.bertl14_linear_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, P, ctypes.c_uint32, P, P, P,
                                        ctypes.c_uint32]
     lib.bertl14_widen_s8_s16.argtypes = [P, ctypes.c_uint32, P]
+    lib.bertl14_widen_block_s8_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, P]
+    lib.bertl14_quantize_row_block_s8.restype = ctypes.c_uint32
+    lib.bertl14_quantize_row_block_s8.argtypes = [P, ctypes.c_uint32, P, P, ctypes.c_uint32, ctypes.c_uint32]
+    lib.bertl14_quantize_block_inplace_s8.restype = ctypes.c_uint32
+    lib.bertl14_quantize_block_inplace_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+    lib.bertl14_smooth_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32]
     return lib
+
+
+def block_index(t: int, i: int, tokens: int, n: int) -> int:
+    """bertl14_block_index: chunk i//4 of token t at (i//4 * tokens + t) * 4, the n % 4 tail densely after."""
+    n4 = n & ~3
+    return ((i >> 2) * tokens + t) * 4 + (i & 3) if i < n4 else n4 * tokens + t * (n - n4) + (i - n4)
+
+
+def to_block(rows: np.ndarray) -> np.ndarray:
+    """Row-major [tokens][n] -> the block layout (flat)."""
+    tokens, n = rows.shape
+    out = np.zeros(tokens * n, rows.dtype)
+    for t in range(tokens):
+        for i in range(n):
+            out[block_index(t, i, tokens, n)] = rows[t, i]
+    return out
+
+
+def from_block(flat: np.ndarray, tokens: int, n: int) -> np.ndarray:
+    idx = np.array([[block_index(t, i, tokens, n) for i in range(n)] for t in range(tokens)])
+    return flat[idx]
 
 
 def ptr(a: np.ndarray):
@@ -109,10 +136,41 @@ def test_linear(kernels, tokens, inn, out, bits):
     q = rng.integers(-127, 128, size=(tokens, inn)).astype(np.int16)
     s = rng.integers(1, 1 << 17, size=tokens).astype(np.uint32)
     rq = Requant(ptr(lin.mult), ptr(lin.shift), ptr(lin.bias))
+    qb = to_block(q)                                           # the kernel's input layout
     if bits == 16:
         y = np.zeros((tokens, out), np.int16)
-        lib.bertl14_linear_s16(ptr(q), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None, out)
+        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None, out)
+        yb = np.zeros(tokens * out, np.int16)                  # y_stride 0: output in the block layout
+        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(yb), None, 0)
+        np.testing.assert_array_equal(from_block(yb, tokens, out), y)
     else:
         y = np.zeros((tokens, out), np.int32)
-        lib.bertl14_linear_s16(ptr(q), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
+        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
     np.testing.assert_array_equal(y, R.linear_s8_s16(q, s, lin, bits))
+
+
+@pytest.mark.parametrize("tokens,n", [(1, 7), (3, 64), (4, 30), (4, 257), (2, 3)])
+def test_block_layout_kernels(kernels, tokens, n):
+    lib = lib_for(kernels)
+    rng = np.random.default_rng(tokens * 1000 + n)
+    rows8 = rng.integers(-128, 128, size=(tokens, n)).astype(np.int8)
+    blk = np.zeros(tokens * n, np.int16)
+    lib.bertl14_widen_block_s8_s16(ptr(rows8), tokens, n, ptr(blk))
+    np.testing.assert_array_equal(blk, to_block(rows8.astype(np.int16)))
+    x = rng.integers(-32767, 32768, size=(tokens, n)).astype(np.int16)
+    x[0, : n // 2] = 0
+    rq, rs = R.quantize_row_s8(x)
+    blk = np.zeros(tokens * n, np.int16)
+    for t in range(tokens):                                    # one contiguous row into the block
+        q8 = np.zeros(n, np.int8)
+        assert lib.bertl14_quantize_row_block_s8(ptr(x[t].copy()), n, ptr(q8), ptr(blk), t, tokens) == rs[t]
+        np.testing.assert_array_equal(q8, rq[t])
+    np.testing.assert_array_equal(from_block(blk, tokens, n), rq)
+    blk = to_block(x)                                          # in place inside the block
+    for t in range(tokens):
+        assert lib.bertl14_quantize_block_inplace_s8(ptr(blk), n, t, tokens) == rs[t]
+    np.testing.assert_array_equal(from_block(blk, tokens, n), rq)
+    ism = rng.integers(1, 65536, size=n).astype(np.uint16)
+    blk = to_block(x)
+    lib.bertl14_smooth_block_s16(ptr(blk), ptr(ism), n, tokens)
+    np.testing.assert_array_equal(from_block(blk, tokens, n), R.smooth_s16(x, ism))

@@ -40,6 +40,13 @@ static inline uint32_t __sxtb16(uint32_t x)
     return lo | (hi << 16);
 }
 
+/* QADD: saturating 32-bit signed addition. */
+static inline int32_t __qadd(int32_t a, int32_t b)
+{
+    int64_t s = (int64_t)a + b;
+    return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
+}
+
 /* SSAT: saturate to a signed `bits`-bit range. */
 static inline int32_t __ssat(int32_t x, uint32_t bits)
 {

@@ -7,27 +7,17 @@ void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint3
                             int32_t shift, int32_t *scores)
 {
 #if defined(BERTL14_USE_DSP)
-    /* query widened once, in SXTB16 order: (q0,q2), (q1,q3) per group of four */
-    uint32_t qe[64], qo[64];
-    const uint32_t groups = d / 4u;
-    const int use_simd = (d % 4u == 0u) && groups <= 64u;
-    if (use_simd) {
-        for (uint32_t g = 0; g < groups; g++) {
-            uint32_t wq = bertl14_ld32(q + 4 * g);
-            qe[g] = __sxtb16(wq);
-            qo[g] = __sxtb16(bertl14_ror8(wq));
-        }
-    }
+    const uint32_t groups = (d % 4u == 0u) ? d / 4u : 0u;     /* SIMD only for whole groups of four */
 #endif
     for (uint32_t u = 0; u < n; u++) {
         const int8_t *ku = k + u * k_stride;
         int32_t acc = 0;
 #if defined(BERTL14_USE_DSP)
-        if (use_simd) {
-            for (uint32_t g = 0; g < groups; g++) {
-                uint32_t wk = bertl14_ld32(ku + 4 * g);
-                acc = __smlad(qe[g], __sxtb16(wk), acc);
-                acc = __smlad(qo[g], __sxtb16(bertl14_ror8(wk)), acc);
+        if (groups) {
+            for (uint32_t g = 0; g < groups; g++) {                /* (q0,q2).(k0,k2) + (q1,q3).(k1,k3) */
+                const uint32_t wq = bertl14_ld32(q + 4 * g), wk = bertl14_ld32(ku + 4 * g);
+                acc = __smlad(__sxtb16(wq), __sxtb16(wk), acc);
+                acc = __smlad(__sxtb16(bertl14_ror8(wq)), __sxtb16(bertl14_ror8(wk)), acc);
             }
         } else
 #endif

@@ -35,3 +35,22 @@ void bertl14_smooth_s16(int16_t *x, const uint16_t *ism, uint32_t n)
         x[c] = (int16_t)bertl14_sat16(bertl14_rsr((int64_t)x[c] * ism[c], 12));
     }
 }
+
+void bertl14_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens)
+{
+    /* walk the block in memory order: chunk c of token 0..tokens-1, then the tails */
+    const uint32_t n4 = n & ~3u;
+    uint32_t c = 0, t = 0, j = 0;                             /* channel chunk start, token, lane */
+    for (uint32_t k = 0; k < n * tokens; k++) {
+        const uint32_t ch = c + j;
+        blk[k] = (int16_t)bertl14_sat16(bertl14_rsr((int64_t)blk[k] * ism[ch], 12));
+        const uint32_t width = c < n4 ? 4u : n - n4;
+        if (++j == width) {                                    /* next token, then next chunk */
+            j = 0;
+            if (++t == tokens) {
+                t = 0;
+                c += width;
+            }
+        }
+    }
+}

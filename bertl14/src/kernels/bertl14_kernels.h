@@ -84,11 +84,33 @@ uint32_t bertl14_quantize_row_s8(const int16_t *x, uint32_t n, int8_t *q8, int16
 /** Scale of a row: max(1, ceil(256 * max|x| / 127)). */
 uint32_t bertl14_row_scale_s16(const int16_t *x, uint32_t n);
 
-/** Quantize with a given scale s (per-tensor option and quantize_row_s8's second half). */
-void bertl14_quantize_with_scale_s8(const int16_t *x, uint32_t n, uint32_t s, int8_t *q8, int16_t *q16);
 
 /** Widen int8 rows to int16 (the matmul input form): rows x n, same strides. */
 void bertl14_widen_s8_s16(const int8_t *x, uint32_t count, int16_t *y);
+
+/*
+ * Block layout of the linear kernel's input: `tokens` rows of n int16 values stored so that the
+ * four channels 4c..4c+3 of every token of the block are adjacent (chunk c of token t at
+ * (c * tokens + t) * 4), the last n % 4 channels of each token (the tail) densely after all full
+ * chunks. For tokens == 1 it is the plain row. One pointer then serves every token of the block.
+ */
+static inline uint32_t bertl14_block_index(uint32_t t, uint32_t i, uint32_t tokens, uint32_t n)
+{
+    const uint32_t n4 = n & ~3u;
+    return i < n4 ? ((i >> 2) * tokens + t) * 4u + (i & 3u) : n4 * tokens + t * (n - n4) + (i - n4);
+}
+
+/** Widen `tokens` int8 rows of n values (row-major) into the block layout. */
+void bertl14_widen_block_s8_s16(const int8_t *rows, uint32_t tokens, uint32_t n, int16_t *blk);
+
+/** quantize_row_s8 of one contiguous row x (token t of a block of `tokens`): int8 values into q8
+ *  (if not NULL) and into the block layout at blk (if not NULL). @return the row scale s. */
+uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8, int16_t *blk, uint32_t t,
+                                       uint32_t tokens);
+
+/** quantize_row_s8 in place of token t of a block-layout tensor (its n values become int8 values
+ *  held as int16). @return the row scale s. */
+uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens);
 
 /** Per-output-channel requantization of a linear layer (numerics "Linear layer"). */
 typedef struct {
@@ -101,10 +123,11 @@ typedef struct {
  * Linear layer, INT16 weights x INT8 activations, several tokens a weight load:
  * acc[t,o] = sum_i x[t,i] * w[o,i]; y[t,o] = rsr(acc * s_t * M_o, S_o) + B_o, then sat16 into
  * y16 (if y16 != NULL) or sat32 into y32.
- * @param x        tokens rows of `in` int16 values in the int8 range (stride `in`)
+ * @param x        `tokens` rows of `in` int16 values in the int8 range, in the block layout
+ *                 (bertl14_block_index; 4-byte aligned for the DSP body's word loads)
  * @param x_scale  s_t per token row
  * @param w        weights [out][in] int16
- * @param y_stride elements between output rows
+ * @param y_stride elements between output rows; 0: y16 in the block layout (tokens x out)
  */
 void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
                         const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
@@ -145,6 +168,9 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
 
 /** smooth_s16: x_c = sat16(rsr(x_c * ism_c, 12)) in place. */
 void bertl14_smooth_s16(int16_t *x, const uint16_t *ism, uint32_t n);
+
+/** smooth_s16 in place on a block-layout tensor of `tokens` rows of n channels. */
+void bertl14_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens);
 
 /** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)):
  *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */

@@ -1,22 +1,13 @@
 /* Linear layer: INT16 weights x INT8 activations (held as int16), per-channel requantization
- * (docs/numerics.md "Linear layer"). The DSP body loads each pair of weights once for up to four
- * tokens (SMLAD: two MACs an instruction), so weights stream from flash once per token block. */
+ * (docs/numerics.md "Linear layer"). The input is a token block in the interleaved block layout
+ * (bertl14_kernels.h): the four channels 4c..4c+3 of every token of the block sit next to each
+ * other, so the DSP body walks ONE activation pointer with double-word loads and reuses each pair of
+ * weights for four tokens (SMLAD: two MACs an instruction); each weight row streams from flash once
+ * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical). */
 #include <string.h>
 
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
-
-static inline void store(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s,
-                         int32_t mult, int32_t shift, int32_t bias)
-{
-    /* |acc| < 2^31, s < 2^17, M < 2^15: the product fits int64 */
-    int64_t v = bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
-    if (y16) {
-        y16[idx] = (int16_t)bertl14_sat16(v);
-    } else {
-        y32[idx] = bertl14_sat32(v);
-    }
-}
 
 static inline int32_t ld_bias(const int32_t *b, uint32_t o)
 {
@@ -25,81 +16,269 @@ static inline int32_t ld_bias(const int32_t *b, uint32_t o)
     return v;
 }
 
+/* y = rsr(acc * s * M, S) + B, then sat16 / sat32. |acc| < 2^31, s <= 66050 (< 2^17), M < 2^15. */
+static inline int64_t requant(int32_t acc, uint32_t s, int32_t mult, int32_t shift, int32_t bias)
+{
+    return bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
+}
+
+/* The general requantized store (out of line: one copy for every caller). */
+static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
+                          int32_t shift, int32_t bias)
+{
+    const int64_t v = requant(acc, s, mult, shift, bias);
+    if (y16) {
+        y16[idx] = (int16_t)bertl14_sat16(v);
+    } else {
+        y32[idx] = bertl14_sat32(v);
+    }
+}
+
+
+/* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
+static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32_t out, uint32_t y_stride)
+{
+    return y_stride ? t * y_stride + o : bertl14_block_index(t, o, tokens, out);
+}
+
 #if defined(BERTL14_USE_DSP)
-/* acc[j] += sum_i x_j[i] * w[i] for four tokens; in even. */
-static inline void dot4(const int16_t *w, const int16_t *x0, const int16_t *x1, const int16_t *x2,
-                        const int16_t *x3, uint32_t in, int32_t acc[4])
+typedef uint32_t u32_alias __attribute__((may_alias, aligned(4)));
+
+static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride);
+
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+/* Blocks of exactly four tokens (the encoder's case): the chunks of the four tokens are contiguous,
+ * so one activation pointer walks the block with post-incremented LDRD; two chunks an iteration:
+ * 2 weight LDRD + 8 activation LDRD + 16 SMLAD + 2 loop = 28 instructions for 32 MACs. GCC splits
+ * 64-bit loads whose halves are used separately into two LDR, hence the assembly. */
+static inline void dot4_contig(const int16_t *w, const int16_t *px, uint32_t chunks, int32_t acc[4])
 {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    uint32_t i = 0;
-    for (; i + 4 <= in; i += 4) {
-        uint32_t wa = bertl14_ld32(w + i), wb = bertl14_ld32(w + i + 2);
-        a0 = __smlad(wa, bertl14_ld32(x0 + i), a0);
-        a1 = __smlad(wa, bertl14_ld32(x1 + i), a1);
-        a2 = __smlad(wa, bertl14_ld32(x2 + i), a2);
-        a3 = __smlad(wa, bertl14_ld32(x3 + i), a3);
-        a0 = __smlad(wb, bertl14_ld32(x0 + i + 2), a0);
-        a1 = __smlad(wb, bertl14_ld32(x1 + i + 2), a1);
-        a2 = __smlad(wb, bertl14_ld32(x2 + i + 2), a2);
-        a3 = __smlad(wb, bertl14_ld32(x3 + i + 2), a3);
+    uint32_t w0, w1, xa, xb;
+    uint32_t pairs = chunks >> 1;
+    if (pairs) {
+        __asm volatile(
+            "1:\n\t"
+            "ldrd   %[w0], %[w1], [%[pw]], #8\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a0], %[w0], %[xa], %[a0]\n\t"
+            "smlad  %[a0], %[w1], %[xb], %[a0]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a1], %[w0], %[xa], %[a1]\n\t"
+            "smlad  %[a1], %[w1], %[xb], %[a1]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a2], %[w0], %[xa], %[a2]\n\t"
+            "smlad  %[a2], %[w1], %[xb], %[a2]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a3], %[w0], %[xa], %[a3]\n\t"
+            "smlad  %[a3], %[w1], %[xb], %[a3]\n\t"
+            "ldrd   %[w0], %[w1], [%[pw]], #8\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a0], %[w0], %[xa], %[a0]\n\t"
+            "smlad  %[a0], %[w1], %[xb], %[a0]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a1], %[w0], %[xa], %[a1]\n\t"
+            "smlad  %[a1], %[w1], %[xb], %[a1]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a2], %[w0], %[xa], %[a2]\n\t"
+            "smlad  %[a2], %[w1], %[xb], %[a2]\n\t"
+            "ldrd   %[xa], %[xb], [%[px]], #8\n\t"
+            "smlad  %[a3], %[w0], %[xa], %[a3]\n\t"
+            "smlad  %[a3], %[w1], %[xb], %[a3]\n\t"
+            "subs   %[n], %[n], #1\n\t"
+            "bne    1b\n\t"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
+              [n] "+r"(pairs), [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
+            :
+            : "cc", "memory");
     }
-    for (; i < in; i++) {
-        a0 += w[i] * x0[i];
-        a1 += w[i] * x1[i];
-        a2 += w[i] * x2[i];
-        a3 += w[i] * x3[i];
+    if (chunks & 1u) {                                         /* odd chunk count: the last one */
+        const uint32_t *pw = (const uint32_t *)(const void *)w, *p = (const uint32_t *)(const void *)px;
+        a0 = __smlad(pw[0], p[0], a0);
+        a0 = __smlad(pw[1], p[1], a0);
+        a1 = __smlad(pw[0], p[2], a1);
+        a1 = __smlad(pw[1], p[3], a1);
+        a2 = __smlad(pw[0], p[4], a2);
+        a2 = __smlad(pw[1], p[5], a2);
+        a3 = __smlad(pw[0], p[6], a3);
+        a3 = __smlad(pw[1], p[7], a3);
     }
     acc[0] = a0;
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
 }
-
-static inline int32_t dot1(const int16_t *w, const int16_t *x, uint32_t in)
+/* Blocks of 1..3 tokens (the end of a sentence): one chunk an iteration, the same scheme. */
+#define BL14_X(acc) "ldrd %[xa], %[xb], [%[px]], #8\n\t" "smlad " acc ", %[w0], %[xa], " acc "\n\t" \
+                    "smlad " acc ", %[w1], %[xb], " acc "\n\t"
+static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
 {
-    int32_t a = 0, b = 0;
-    uint32_t i = 0;
-    for (; i + 4 <= in; i += 4) {
-        a = __smlad(bertl14_ld32(w + i), bertl14_ld32(x + i), a);
-        b = __smlad(bertl14_ld32(w + i + 2), bertl14_ld32(x + i + 2), b);
+    int32_t a0 = 0, a1 = 0, a2 = 0;
+    uint32_t w0, w1, xa, xb, n = chunks;
+    if (n == 0) {
+    } else if (nb == 3) {
+        __asm volatile("1:\n\tldrd %[w0], %[w1], [%[pw]], #8\n\t" BL14_X("%[a0]") BL14_X("%[a1]") BL14_X("%[a2]")
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc", "memory");
+    } else if (nb == 2) {
+        __asm volatile("1:\n\tldrd %[w0], %[w1], [%[pw]], #8\n\t" BL14_X("%[a0]") BL14_X("%[a1]")
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc", "memory");
+    } else {
+        __asm volatile("1:\n\tldrd %[w0], %[w1], [%[pw]], #8\n\t" BL14_X("%[a0]")
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc", "memory");
     }
-    for (; i < in; i++) {
-        a += w[i] * x[i];
-    }
-    return a + b;
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
 }
+#undef BL14_X
 #else
-static inline int32_t dot1(const int16_t *w, const int16_t *x, uint32_t in)
+static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
+{
+    for (uint32_t t = 0; t < nb; t++) {
+        acc[t] = dot1_block(w, px + 4u * t, chunks, 4u * nb);
+    }
+}
+#endif
+
+/* One token of a block of `stride / 4` tokens over the full chunks (host emulation path). */
+static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride)
 {
     int32_t a = 0;
-    for (uint32_t i = 0; i < in; i++) {
-        a += (int32_t)w[i] * (int32_t)x[i];
+    const u32_alias *pw = (const u32_alias *)(const void *)w;
+    for (uint32_t c = 0; c < chunks; c++) {
+        const u32_alias *p = (const u32_alias *)(const void *)px;
+        a = __smlad(pw[0], p[0], a);
+        a = __smlad(pw[1], p[1], a);
+        pw += 2;
+        px += stride;
     }
     return a;
 }
+#endif
+
+#if !defined(BERTL14_USE_DSP)
+/* Portable: one token's dot product over the block layout (full chunks, then the dense tail). */
+static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t, uint32_t tokens, uint32_t in)
+{
+    const uint32_t n4 = in & ~3u, tail = in - n4;
+    int32_t a = 0;
+    const int16_t *px = x + 4u * t;
+    for (uint32_t i = 0; i < n4; i += 4) {
+        a += w[i] * px[0] + w[i + 1] * px[1] + w[i + 2] * px[2] + w[i + 3] * px[3];
+        px += 4u * tokens;
+    }
+    const int16_t *xt = x + n4 * tokens + t * tail;
+    for (uint32_t i = 0; i < tail; i++) {
+        a += w[n4 + i] * xt[i];
+    }
+    return a;
+}
+#endif
+
+#if defined(BERTL14_USE_DSP)
+/* The encoder's case: a block of 1..4 tokens, whole chunks, aligned. Per output channel: the nb
+ * dot products in one pass over its weight row, then nb requantized stores. With shift >= 32
+ * (every layer of the converted models we measured) and s * M < 2^31 a store is one SMLAL with the
+ * rounding term preset, one shift, QADD, SSAT; otherwise the 64-bit formula. */
+static inline int32_t rq_fast(int32_t acc, uint32_t m, int32_t lo, int32_t hi, int32_t sh, int32_t bias)
+{
+    /* (acc * m + 2^(shift-1)) >> shift with the rounding term preset in (hi, lo): one SMLAL */
+    const int64_t p = (int64_t)acc * (int32_t)m + (int64_t)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo);
+    return __qadd((int32_t)(p >> 32) >> sh, bias);
+}
+
+static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
+{
+    if (y16) {
+        y16[idx] = (int16_t)__ssat(v, 16);
+    } else {
+        y32[idx] = v;
+    }
+}
+
+static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
+                         uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
+{
+    uint32_t sc[4] = {0, 0, 0, 0}, smax = 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        sc[j] = x_scale[j];
+        smax = sc[j] > smax ? sc[j] : smax;
+    }
+    /* output index of token j: o + j * step (row-major: y_stride; block layout: the chunk stride) */
+    const uint32_t step_rows = y_stride, tail_start = out & ~3u;
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        int32_t acc[4];
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+        if (nb == 4u) {
+            dot4_contig(w, x, in / 4u, acc);
+        } else
+#endif
+        {
+            dot_small_contig(w, x, in / 4u, nb, acc);
+        }
+        const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
+        const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
+        const uint32_t step = y_stride ? step_rows : (o < tail_start ? 4u : out - tail_start);
+        if (shift >= 32 && smax * (uint32_t)mult < 0x80000000u) {
+            const int32_t lo = shift == 32 ? INT32_MIN : 0, hi = shift == 32 ? 0 : 1 << (shift - 33);
+            const int32_t sh = shift - 32;
+            put(y16, y32, base, rq_fast(acc[0], sc[0] * (uint32_t)mult, lo, hi, sh, bias));
+            if (nb > 1u) {
+                put(y16, y32, base + step, rq_fast(acc[1], sc[1] * (uint32_t)mult, lo, hi, sh, bias));
+            }
+            if (nb > 2u) {
+                put(y16, y32, base + 2u * step, rq_fast(acc[2], sc[2] * (uint32_t)mult, lo, hi, sh, bias));
+            }
+            if (nb > 3u) {
+                put(y16, y32, base + 3u * step, rq_fast(acc[3], sc[3] * (uint32_t)mult, lo, hi, sh, bias));
+            }
+        } else {
+            for (uint32_t j = 0; j < nb; j++) {
+                store_requant(y16, y32, base + j * step, acc[j], sc[j], mult, shift, bias);
+            }
+        }
+    }
+}
+
 #endif
 
 void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
                         const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
                         int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
-    for (uint32_t o = 0; o < out; o++) {
+#if defined(BERTL14_USE_DSP)
+    /* word loads: 4-byte aligned weight rows and activations, whole chunks (else the portable loop) */
+    const int dsp = !(((uintptr_t)w | (uintptr_t)x) & 3u) && !(in & 3u);
+    if (dsp && tokens <= 4u) {
+        linear_block(x, x_scale, tokens, in, w, out, rq, y16, y32, y_stride);
+        return;
+    }
+#endif
+    for (uint32_t o = 0; o < out; o++) {                         /* portable (and > 4 tokens) */
         const int16_t *wo = w + (uint32_t)o * in;
         const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
-        uint32_t t = 0;
+        for (uint32_t t = 0; t < tokens; t++) {
 #if defined(BERTL14_USE_DSP)
-        for (; t + 4 <= tokens; t += 4) {
-            int32_t acc[4];
-            const int16_t *xt = x + t * in;
-            dot4(wo, xt, xt + in, xt + 2 * in, xt + 3 * in, in, acc);
-            for (uint32_t j = 0; j < 4; j++) {
-                store(y16, y32, (t + j) * y_stride + o, acc[j], x_scale[t + j], mult, shift, bias);
+            int32_t acc = 0;                                   /* rare here: kept small, not fast */
+            for (uint32_t i = 0; i < in; i++) {
+                acc += wo[i] * x[bertl14_block_index(t, i, tokens, in)];
             }
-        }
+#else
+            const int32_t acc = dot_block_c(wo, x, t, tokens, in);
 #endif
-        for (; t < tokens; t++) {
-            int32_t acc = dot1(wo, x + t * in, in);
-            store(y16, y32, t * y_stride + o, acc, x_scale[t], mult, shift, bias);
+            store_requant(y16, y32, out_index(t, o, tokens, out, y_stride), acc, x_scale[t], mult, shift, bias);
         }
     }
 }

@@ -379,7 +379,7 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
     }
     for (uint32_t o = 0; o < out; o++) {
         mult[o] = 20000;
-        shift[o] = 30;
+        shift[o] = 38;                                  /* the converter's shifts are 35..40 here */
         bias[o] = 0;
     }
     for (uint32_t t = 0; t < tokens; t++) {
@@ -388,7 +388,10 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
     const bertl14_requant_t rq = {mult, shift, bias};
     const uint32_t t0 = platform_cycles();
     for (uint32_t r = 0; r < reps; r++) {
-        bertl14_linear_s16(x, xs, tokens, in, w, out, &rq, NULL, y, out);
+        for (uint32_t t = 0; t < tokens; t += 4) {      /* blocks of 4 tokens, as the encoder calls it */
+            const uint32_t nb = tokens - t < 4u ? tokens - t : 4u;
+            bertl14_linear_s16(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
+        }
     }
     kernel_line(name, reps, to_instructions(platform_cycles() - t0), tokens * in * out);
 }
