@@ -29,7 +29,7 @@ SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 # named shapes: layers x hidden x intermediate, heads, WordPiece vocabulary size
 ARCHS = {
     "default": {"layers": 4, "hidden": 96, "intermediate": 256, "heads": 3, "vocab": 2000},
-    "small": {"layers": 2, "hidden": 64, "intermediate": 128, "heads": 2, "vocab": 1500},
+    "small": {"layers": 3, "hidden": 64, "intermediate": 192, "heads": 2, "vocab": 1500},
     "tiny": {"layers": 1, "hidden": 32, "intermediate": 64, "heads": 2, "vocab": 500},   # smoke tests
 }
 
