@@ -131,3 +131,61 @@ def test_run_target_on_the_host_board_uses_stdin_and_stdout(tmp_path):
     proc = west("build", "-d", str(b), "-t", "run", stdin="hello from stdin\n")
     assert proc.returncode == 0, proc.stderr
     assert "hello from stdin" in proc.stdout.splitlines()
+
+
+def _drive_menuconfig(build_dir, keys: list[bytes], timeout: float = 60) -> bytes:
+    """Run `west build -t menuconfig` on a pseudo-terminal and type keys into it."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child: menuconfig needs a terminal
+        os.environ["TERM"] = "xterm"
+        os.execvp(sys.executable, [sys.executable, "-m", "west", "build", "-d", str(build_dir), "-t", "menuconfig"])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    out = bytearray()
+
+    def pump(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    out.extend(os.read(fd, 65536))
+                except OSError:
+                    return
+
+    pump(1.0)
+    for k in keys:
+        os.write(fd, k)
+        pump(0.3)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pump(0.2)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0, bytes(out[-2000:])
+            return bytes(out)
+    os.kill(pid, 9)
+    raise AssertionError("menuconfig did not exit: " + repr(bytes(out[-2000:])))
+
+
+def test_menuconfig_change_reaches_the_next_build(tmp_path):
+    """Jump to APP_LINE_MAX with '/', set 150, save, quit; the next build's autoconf.h and the
+    firmware's banner have it."""
+    import importlib.util
+
+    if importlib.util.find_spec("curses") is None:
+        import pytest
+        pytest.skip("Python curses module unavailable")
+    b = tmp_path / "b"
+    _host_build(b)
+    out = _drive_menuconfig(b, [b"/", b"APP_LINE_MAX", b"\r", b"\r", b"\x15", b"150", b"\r", b"S", b"\r", b"\r", b"Q"])
+    assert b"saved" in out
+    _host_build(b)
+    assert "#define CONFIG_APP_LINE_MAX 150" in (b / "generated" / "autoconf.h").read_text()
+    assert "line_max=150" in _banner(b)[0]
