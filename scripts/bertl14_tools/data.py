@@ -214,7 +214,7 @@ class Expander:
         return [(data, sentence) for data in intent.data for sentence in data.sentences]
 
     def sample(self, intent_name: str, data, sentence) -> Sample:
-        domains = sorted(data.domains)
+        domains = sorted(block_domains(data))
         if not domains:
             domains = DEFAULT_NAME_DOMAINS.get(intent_name) or (
                 ["media_player"] if intent_name.startswith(MEDIA_INTENT_PREFIXES) else [])
@@ -229,6 +229,17 @@ class Expander:
         for key, value in data.slots.items():      # fixed slots of the block (domain, ...)
             slots.setdefault(key, value)
         return Sample(text=text, intent=intent_name, slots=slots)
+
+
+def block_domains(data) -> set[str]:
+    """Domains a template block is scoped to (hassil >= 3 computes them; older hassil: from its slots)."""
+    if hasattr(data, "domains"):
+        return set(data.domains)
+    found: set[str] = set()
+    for source in (data.slots, data.requires_context):
+        value = source.get("domain")
+        found.update([value] if isinstance(value, str) else list(value or []))
+    return found
 
 
 @dataclass
