@@ -16,16 +16,26 @@ int32_t bertl14_tanh_q12(int32_t u)
     return u < 0 ? -t : t;
 }
 
+/* The same formula in 32-bit pieces (bit-identical): every product that can exceed 2^31 is one
+ * 32 x 32 -> 64 multiply (SMULL), every other value is proven to fit int32 (bounds in comments). */
+static inline int32_t rsr64c(int64_t p, int n)
+{
+    return (int32_t)((p + ((int64_t)1 << (n - 1))) >> n);
+}
+
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in)
 {
+    const int32_t up = 12 - f_in;                                                   /* 0..12 */
     for (uint32_t k = 0; k < n; k++) {
-        const int64_t xv = x[k];
-        int64_t xc = xv * ((int64_t)1 << (12 - f_in));                                 /* x in Q12, exact */
-        xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);          /* tanh saturated beyond */
-        const int64_t x3 = bertl14_rsr(bertl14_rsr(xc * xc, 12) * xc, 12);             /* x^3 */
-        const int64_t inner = xc + bertl14_rsr(x3 * 2930, 16);                         /* x + 0.044715 x^3 */
-        const int32_t t = bertl14_tanh_q12((int32_t)bertl14_rsr(inner * 52290, 16));    /* tanh(sqrt(2/pi) inner) */
-        x[k] = (int16_t)bertl14_sat16(bertl14_rsr(xv * (32768 + t), 16));              /* 0.5 x (1 + t) */
+        const int32_t xv = x[k];
+        int32_t xc = xv * (1 << up);                                                /* x in Q12, |xc| < 2^27 */
+        xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);      /* tanh saturated beyond */
+        const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: < 2^19 */
+        const int32_t x3 = rsr64c((int64_t)sq * xc, 12);                            /* x^3, < 2^22 */
+        const int32_t inner = xc + rsr64c((int64_t)x3 * 2930, 16);                  /* x + 0.044715 x^3 */
+        const int32_t t = bertl14_tanh_q12(rsr64c((int64_t)inner * 52290, 16));     /* tanh(sqrt(2/pi) inner) */
+        /* |xv * (32768 + t)| <= 2^15 * 2^16: the rounded product fits int32 */
+        x[k] = (int16_t)bertl14_sat16(rsr64c((int64_t)xv * (32768 + t), 16));      /* 0.5 x (1 + t) */
     }
 }
 

@@ -13,26 +13,34 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
 
 static uint32_t bit_length64(uint64_t v)
 {
-    uint32_t b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
+    return v ? 64u - (uint32_t)__builtin_clzll(v) : 0u;   /* CLZ */
 }
 
 void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const int16_t *gamma,
                            const int32_t *beta, int32_t g_shift, int16_t *y)
 {
     int64_t sum = 0;
+    int32_t lo = 0, hi = 0;
     for (uint32_t c = 0; c < n; c++) {
         sum += r[c];
+        lo = r[c] < lo ? r[c] : lo;
+        hi = r[c] > hi ? r[c] : hi;
     }
     const int64_t mu = bertl14_div_round(sum, (int64_t)n);                 /* mean */
+    /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL */
+    const int small = lo > -(1 << 30) && hi < (1 << 30);
     int64_t sq = 0;
-    for (uint32_t c = 0; c < n; c++) {
-        const int64_t dv = r[c] - mu;
-        sq += dv * dv;
+    if (small) {
+        const int32_t mu32 = (int32_t)mu;
+        for (uint32_t c = 0; c < n; c++) {
+            const int32_t dv = r[c] - mu32;
+            sq += (int64_t)dv * dv;
+        }
+    } else {
+        for (uint32_t c = 0; c < n; c++) {
+            const int64_t dv = r[c] - mu;
+            sq += dv * dv;
+        }
     }
     const int64_t v = bertl14_div_round(sq, (int64_t)n) + eps_q;            /* variance + eps */
     int32_t e = (int32_t)bit_length64((uint64_t)v) - 16;                    /* m = v >> e in [2^14, 2^16) */
