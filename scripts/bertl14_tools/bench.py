@@ -1,0 +1,266 @@
+"""`bertl14 bench`: instructions, memory and flash of the bertl14 library on the emulated Cortex-M7.
+
+Builds the test image (tests/target) for the model with each kernel set, runs it under QEMU with
+`-icount` and, for each sequence length, encodes + classifies one sentence of that many tokens:
+instructions per sentence (from an image without profile hooks: exact), per stage (tokenize,
+embeddings, attention, FFN, LayerNorm, classifier; from an image with stage hooks, each hook's
+own cost subtracted), MACs, instructions per MAC, the time estimate at 480 MHz assuming one
+instruction per cycle, work-buffer bytes, stack high-water mark and flash by section. Plus kernel
+micro-benchmarks (linear layer instructions per MAC, softmax instructions per element).
+
+Counting: QEMU -icount shift=7 by default: each interval the image times is converted to
+instructions exactly (see qemu_target.py); `--icount-shift 0` gives the same instructions with
++-40 quantization per interval. The same build gives the same counts.
+
+`--json` prints one object {"board", "model", "results": [{"engine", "seq_len", "instructions",
+"macs", "ram_bytes", "work_buffer_bytes", "stages": {...}}], "kernels": {...}, ...}.
+`--report DIR` also writes DIR/benchmarks.md and PNG plots.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import UserError
+
+CPU_HZ = 480e6
+STAGE_GROUPS = {                      # issue 7's stages <- the library's profile stages
+    "tokenize": ("tokenize",),
+    "embeddings": ("embed",),
+    "attention": ("qkv", "scores", "softmax", "context", "attn_out"),
+    "ffn": ("ffn_up", "gelu", "ffn_down"),
+    "layernorm": ("layernorm",),
+    "quantize": ("quant",),
+    "classifier": ("classifier",),
+    "other": ("other",),
+}
+LINEAR_STAGES = ("qkv", "attn_out", "ffn_up", "ffn_down")
+
+
+def macs(dims: dict, n: int) -> dict[str, int]:
+    """Multiply-accumulates of one sentence of n tokens, by stage."""
+    L, H, I = dims["layers"], dims["hidden"], dims["intermediate"]
+    A = dims["heads_kept"] * dims["head_dim"]
+    C = dims.get("num_labels", 0)
+    out = {"qkv": L * n * 3 * H * A, "attn_out": L * n * A * H, "ffn_up": L * n * H * I,
+           "ffn_down": L * n * I * H, "scores": L * n * n * A, "context": L * n * n * A,
+           "classifier": (H * H + H * C) if C else 0}
+    out["total"] = sum(out.values())
+    return out
+
+
+def _ids(model, n: int) -> list[int]:
+    """[CLS] + n-2 word ids of a real sentence (repeated) + [SEP]."""
+    base = model.encode("turn on the kitchen light and set the living room temperature to twenty degrees")
+    words = base[1:-1] or [base[0]]
+    body = (words * (n // len(words) + 1))[: n - 2]
+    return [base[0]] + body + [base[-1]]
+
+
+def _code_bytes(build_dir: Path) -> int:
+    lib = build_dir / "bertl14" / "libbertl14.a"
+    out = subprocess.run(["arm-none-eabi-size", "-t", str(lib)], capture_output=True, text=True)
+    if out.returncode != 0:
+        return 0
+    last = out.stdout.strip().splitlines()[-1].split()
+    return int(last[0]) + int(last[1])            # text + data of the library objects
+
+
+def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int, progress: bool) -> dict:
+    from . import qemu_target
+    max_len = max(seq_lens)
+    src = model.source_dir or model.path
+    prof_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=True, quiet=not progress)
+    plain_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=False, quiet=not progress)
+    rows, kern = [], {}
+    dims = model.manifest["dims"]
+    with qemu_target.QemuTarget(plain_elf, board=board, icount_shift=shift) as t:
+        work = int(t.banner["work"])
+        exact = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
+        kern = t.kernels()
+    with qemu_target.QemuTarget(prof_elf, board=board, icount_shift=shift) as t:
+        mark = t.mark_instructions()
+        prof = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
+        tok = t.infer_text("turn on the kitchen light")           # the tokenizer's share, one sentence
+    from .workbuf import plan
+
+    def wb(n: int) -> int:                         # bertl14_required_work_buffer_size at max_seq_len n
+        return plan(dims["hidden"], dims["heads_kept"], dims["head_dim"], dims["intermediate"],
+                    dims.get("num_labels", 0), n)["total"]
+
+    for n in seq_lens:
+        e, p = exact[n], prof[n]
+        if e.status != 0 or p.status != 0:
+            raise UserError(f"encode failed on the target at seq_len {n} (status {e.status})")
+        fine = {k: max(0, round(v - mark * p.stage_entries[k])) for k, v in p.stage_instructions.items()}
+        fine["tokenize"] = 0
+        stages = {g: sum(fine[s] for s in members) for g, members in STAGE_GROUPS.items()}
+        m = macs(dims, n)
+        lin_macs = sum(m[s] for s in LINEAR_STAGES)
+        rows.append({
+            "engine": f"bertl14-{kernels}", "seq_len": n, "instructions": e.instructions,
+            "macs": m["total"], "instructions_per_mac": round(e.instructions / m["total"], 3),
+            "ms_at_480mhz_1ipc": round(e.instructions / CPU_HZ * 1e3, 3),
+            "ram_bytes": wb(n) + e.stack_bytes, "work_buffer_bytes": wb(n), "stack_bytes": e.stack_bytes,
+            "image_work_buffer_bytes": work,
+            "stages": stages, "stages_detail": fine,
+            "linear_instructions_per_mac": round(sum(fine[s] for s in LINEAR_STAGES) / lin_macs, 3),
+            "softmax_instructions_per_element": round(fine["softmax"] / (dims["layers"] * dims["heads_kept"] * n * n), 2),
+        })
+    tok_fine = max(0, round(tok.stage_instructions["tokenize"] - mark * tok.stage_entries["tokenize"]))
+    timer = kern.pop("timer_read", {"instructions": 0, "reps": 1})
+    per_read = timer["instructions"] / max(1, timer["reps"])
+    kernels_out = {}
+    for name, k in kern.items():
+        per_rep = k["instructions"] / k["reps"] - (per_read if name.startswith("softmax") else 0)
+        unit = "instructions_per_mac" if name.startswith("linear") else "instructions_per_element"
+        kernels_out[name] = {unit: round(per_rep / k["work"], 3)}
+    return {"rows": rows, "kernels": kernels_out, "tokenize_example": {"text": "turn on the kitchen light",
+            "tokens": len(tok.ids or []), "instructions": tok_fine},
+            "code_bytes": _code_bytes(plain_elf.parent)}
+
+
+def run(args) -> int:
+    from . import qemu_target
+    from .modelio import open_model
+    qemu_target.require_tools()
+    try:
+        seq_lens = sorted({int(x) for x in args.seq_lens.split(",") if x.strip()})
+    except ValueError:
+        raise UserError(f"--seq-lens {args.seq_lens!r}: use comma-separated token counts, e.g. 16,32,64,128") from None
+    if not seq_lens or seq_lens[0] < 2 or seq_lens[-1] > 512:
+        raise UserError("--seq-lens: every length must be in 2..512 ([CLS] and [SEP] included)")
+    model = open_model(args.model, progress=not args.quiet)
+    dims = model.manifest["dims"]
+    limit = int(dims.get("source_max_position") or dims["max_position"]) if model.source_dir else int(dims["max_position"])
+    if seq_lens[-1] > limit:
+        dropped = [n for n in seq_lens if n > limit]
+        seq_lens = [n for n in seq_lens if n <= limit]
+        print(f"bench: {model.name} has {limit} positions: skipping seq_len {', '.join(map(str, dropped))}",
+              file=sys.stderr)
+        if not seq_lens:
+            raise UserError(f"every --seq-lens value exceeds the model's {limit} positions")
+    kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
+    results, kernels, extra = [], {}, {}
+    for k in kernel_sets:
+        if not args.quiet:
+            print(f"bench: {k} kernels on {args.board} (QEMU -icount shift={args.icount_shift})", file=sys.stderr)
+        r = run_engine(model, k, seq_lens, args.board, args.icount_shift, not args.quiet)
+        results += r["rows"]
+        kernels[f"bertl14-{k}"] = r["kernels"]
+        extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
+    fb = model.manifest.get("flash_bytes", {})
+    report = {"board": args.board, "model": model.name, "icount_shift": args.icount_shift,
+              "note": "ms estimates assume one instruction per cycle at 480 MHz",
+              "dims": model.manifest["dims"], "results": results, "kernels": kernels, "engines": extra,
+              "flash_bytes": {"weights": fb.get("weights"), "vocabulary": fb.get("vocabulary"),
+                              "code": {e: v["code_bytes"] for e, v in extra.items()}}}
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        _print_table(report)
+    if args.report:
+        write_report(report, Path(args.report))
+    return 0
+
+
+def _print_table(rep: dict) -> None:
+    print(f"{rep['model']} on {rep['board']} (QEMU -icount; ms = instructions at 480 MHz, 1 instruction/cycle)")
+    print(f"{'engine':18s} {'tokens':>6s} {'instructions':>13s} {'MACs':>11s} {'instr/MAC':>9s} {'ms@480':>8s} "
+          f"{'linear i/MAC':>12s} {'softmax i/el':>12s} {'RAM B':>8s}")
+    for r in rep["results"]:
+        print(f"{r['engine']:18s} {r['seq_len']:6d} {r['instructions']:13d} {r['macs']:11d} "
+              f"{r['instructions_per_mac']:9.3f} {r['ms_at_480mhz_1ipc']:8.2f} {r['linear_instructions_per_mac']:12.3f} "
+              f"{r['softmax_instructions_per_element']:12.2f} {r['ram_bytes']:8d}")
+        print("    stages: " + ", ".join(f"{k} {v}" for k, v in r["stages"].items()))
+    for eng, ks in rep["kernels"].items():
+        print(f"{eng} kernels: " + ", ".join(f"{n} {list(v.values())[0]}" for n, v in ks.items()))
+
+
+def write_report(rep: dict, out: Path) -> None:
+    """docs/benchmarks.md and PNG plots (instructions vs sequence length; stage breakdown)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    out.mkdir(parents=True, exist_ok=True)
+    engines = sorted({r["engine"] for r in rep["results"]})
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for e in engines:
+        rs = [r for r in rep["results"] if r["engine"] == e]
+        ax.plot([r["seq_len"] for r in rs], [r["instructions"] / 1e6 for r in rs], marker="o", label=e)
+    ax.set_xlabel("tokens")
+    ax.set_ylabel("M instructions / sentence")
+    ax.set_title(f"{rep['model']} on {rep['board']} (QEMU -icount)")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "bench_instructions.png", dpi=100)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels, bottoms = [], None
+    rs = [r for r in rep["results"]]
+    names = list(STAGE_GROUPS)
+    xs = range(len(rs))
+    import numpy as np
+    bottoms = np.zeros(len(rs))
+    for s in names:
+        vals = np.array([r["stages"].get(s, 0) / 1e6 for r in rs])
+        ax.bar(xs, vals, bottom=bottoms, label=s)
+        bottoms += vals
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([f"{r['engine'].split('-')[1]}\n{r['seq_len']}" for r in rs], fontsize=7)
+    ax.set_ylabel("M instructions")
+    ax.set_title("instructions by stage")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "bench_stages.png", dpi=100)
+    plt.close(fig)
+    lines = ["# Benchmarks", "",
+             f"Model `{rep['model']}` ({rep['dims']['layers']} layers, hidden {rep['dims']['hidden']}, "
+             f"{rep['dims']['heads_kept']} heads, intermediate {rep['dims']['intermediate']}) on the emulated "
+             f"`{rep['board']}` (Cortex-M7, QEMU `-icount shift={rep['icount_shift']}`; arm-none-eabi-gcc -O2). "
+             "Instruction counts are exact and deterministic; **the ms column assumes one instruction per cycle "
+             "at 480 MHz** (an estimate, not a measurement on hardware).", "",
+             "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`).", "",
+             "| engine | tokens | instructions | MACs | instr/MAC | ms @480 MHz (1 IPC) | linear instr/MAC | "
+             "softmax instr/element | work buffer B | stack B |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rep["results"]:
+        lines.append(f"| {r['engine']} | {r['seq_len']} | {r['instructions']:,} | {r['macs']:,} | "
+                     f"{r['instructions_per_mac']} | {r['ms_at_480mhz_1ipc']} | {r['linear_instructions_per_mac']} | "
+                     f"{r['softmax_instructions_per_element']} | {r['work_buffer_bytes']:,} | {r['stack_bytes']:,} |")
+    lines += ["", "## Stages (instructions; profile hooks' own cost subtracted)", "",
+              "| engine | tokens | " + " | ".join(STAGE_GROUPS) + " |", "|---|---|" + "---|" * len(STAGE_GROUPS)]
+    for r in rep["results"]:
+        lines.append(f"| {r['engine']} | {r['seq_len']} | " + " | ".join(f"{r['stages'][s]:,}" for s in STAGE_GROUPS) + " |")
+    lines += ["", "`quantize` is the INT8 row quantization of matmul inputs (part of attention/FFN in the seed's "
+              "two-way split); the tokenizer is measured on a typed sentence: " +
+              "; ".join(f"{e}: {v['tokenize_example']['instructions']:,} instructions for "
+                        f"{v['tokenize_example']['tokens']} tokens" for e, v in rep["engines"].items()) + ".", "",
+              "## Kernels (micro-benchmarks, blocks of 4 tokens as the encoder calls them)", "",
+              "| engine | kernel | figure |", "|---|---|---|"]
+    for e, ks in rep["kernels"].items():
+        for n, v in ks.items():
+            (unit, val), = v.items()
+            lines.append(f"| {e} | {n} | {val} {unit.replace('_', ' ')} |")
+    fb = rep["flash_bytes"]
+    lines += ["", "## Flash", "", f"- weights: {fb['weights']:,} B; vocabulary section: {fb['vocabulary']:,} B" if fb.get("weights") else "",
+              "- library code (text + data of libbertl14.a): " + ", ".join(f"{e} {v:,} B" for e, v in fb["code"].items()),
+              "", "![instructions](bench_instructions.png)", "", "![stages](bench_stages.png)", ""]
+    (out / "benchmarks.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("bench", help="instructions, memory and flash on the emulated Cortex-M7",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("--board", default="mps2_an500", choices=["mps2_an500", "mps2_an386"])
+    p.add_argument("--model", default="models/intent-en", help="model folder (default: models/intent-en)")
+    p.add_argument("--seq-lens", default="16,32,64,128", help="comma-separated token counts (default 16,32,64,128)")
+    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
+    p.add_argument("--icount-shift", type=int, default=7, help="QEMU -icount shift (7: exact counts; 0 also works)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the contract in issue 7)")
+    p.add_argument("--report", metavar="DIR", help="also write DIR/benchmarks.md and PNG plots")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=run)
