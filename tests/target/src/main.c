@@ -174,10 +174,11 @@ static void prof_reset(void)
     prof_last = platform_cycles();
 }
 
-/* Stack high-water mark: the stack below the current frame is painted before each call. */
-extern uint32_t _ebss;
+/* Stack high-water mark: the stack below the current frame (down to the linker's _sstack) is
+ * painted before each call, the untouched words are counted after it. */
+extern uint32_t _sstack;
 #define STACK_PAINT 0xC0FFEE11u
-static uint32_t *stack_floor(void) { return &_ebss; }
+static uint32_t *stack_floor(void) { return &_sstack; }
 
 static void stack_paint(void)
 {
