@@ -122,6 +122,105 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
             "code_bytes": _code_bytes(plain_elf.parent)}
 
 
+# ---- float32 naive baseline (bench/float32_naive) ---------------------------------------------
+
+FLOAT_SRC = Path(__file__).resolve().parents[2] / "bench" / "float32_naive"
+
+
+def _c_array(ctype: str, name: str, a) -> str:
+    import numpy as np
+    flat = np.asarray(a, dtype=np.float32).ravel()
+    def lit(v: float) -> str:
+        t = f"{v:.9g}" if np.isfinite(v) else "0"
+        return (t if ("." in t or "e" in t) else t + ".0") + "f"
+    body = ",".join(lit(v) for v in flat.tolist())
+    return f"const {ctype} {name}[{max(1, flat.size)}] = {{{body or '0'}}};\n"
+
+
+def write_float_model(fm, max_seq: int, out: Path) -> None:
+    """float_model.c/.h for the float32 baseline: the unquantized weights as C arrays."""
+    import hashlib
+    out.mkdir(parents=True, exist_ok=True)
+    heads = len(fm.layers[0].heads_kept) if fm.layers[0].heads_kept else fm.num_heads
+    labels = fm.cls_w.shape[0] if fm.has_classifier else 0
+    h = [f"#ifndef FLOAT_MODEL_H", "#define FLOAT_MODEL_H",
+         f"#define FM_LAYERS {fm.num_layers}", f"#define FM_HIDDEN {fm.hidden}", f"#define FM_HEADS {heads}",
+         f"#define FM_HEAD_DIM {fm.head_dim}", f"#define FM_INTERMEDIATE {fm.intermediate}",
+         f"#define FM_MAX_SEQ {max_seq}", f"#define FM_LABELS {labels}", f"#define FM_LN_EPS {fm.layer_norm_eps:.9g}f",
+         "typedef struct { const float *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo, *ln1_g, *ln1_b, *wi, *bi, *wo2, *bo2, "
+         "*ln2_g, *ln2_b; } fm_layer_t;",
+         "extern const float fm_word[], fm_pos[], fm_type0[], fm_emb_ln_g[], fm_emb_ln_b[];",
+         "extern const float fm_pooler_w[], fm_pooler_b[], fm_cls_w[], fm_cls_b[];",
+         "extern const fm_layer_t fm_layers[FM_LAYERS];", "#endif", ""]
+    c = ['#include "float_model.h"\n', _c_array("float", "fm_word", fm.word_emb),
+         _c_array("float", "fm_pos", fm.pos_emb[:max_seq]), _c_array("float", "fm_type0", fm.type_emb[0]),
+         _c_array("float", "fm_emb_ln_g", fm.emb_ln_g), _c_array("float", "fm_emb_ln_b", fm.emb_ln_b)]
+    names = ["wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "ln1_g", "ln1_b", "wi", "bi", "wo2", "bo2", "ln2_g", "ln2_b"]
+    for i, L in enumerate(fm.layers):
+        for n in names:
+            c.append(_c_array("float", f"fm_l{i}_{n}", getattr(L, n)))
+    for n, a in (("fm_pooler_w", fm.pooler_w), ("fm_pooler_b", fm.pooler_b), ("fm_cls_w", fm.cls_w),
+                 ("fm_cls_b", fm.cls_b)):
+        c.append(_c_array("float", n, a if a is not None else [0.0]))
+    c.append("const fm_layer_t fm_layers[FM_LAYERS] = {" + ",".join(
+        "{" + ",".join(f"fm_l{i}_{n}" for n in names) + "}" for i in range(fm.num_layers)) + "};\n")
+    text_c, text_h = "".join(c), "\n".join(h)
+    for name, text in (("float_model.c", text_c), ("float_model.h", text_h)):
+        f = out / name
+        if not f.exists() or f.read_text() != text:          # unchanged bytes: no rebuild
+            f.write_text(text)
+
+
+def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> list[dict]:
+    import os
+    import numpy as np
+    from . import float_engine, qemu_target
+    max_len = max(seq_lens)
+    fm = model.fm
+    key = f"{model.path}-{max_len}".encode()
+    import hashlib
+    gen = qemu_target._cache() / f"float-{hashlib.sha256(key).hexdigest()[:12]}"
+    write_float_model(fm, max_len, gen / "model")
+    build_dir = gen / f"build-{board}"
+    cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(FLOAT_SRC), "--",
+           f"-DFLOAT_MODEL_DIR={gen / 'model'}", "-DCONFIG_APP_RTOS_NONE=y"]
+    if progress:
+        print(f"building the float32 baseline image in {build_dir}", file=sys.stderr)
+    proc = subprocess.run(cmd, cwd=qemu_target.REPO, capture_output=True, text=True, timeout=1800,
+                          env=dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="2"))
+    if proc.returncode != 0:
+        raise UserError("building the float32 baseline failed:\n" + "\n".join(
+            ln[:300] for ln in (proc.stdout + proc.stderr).splitlines()[-20:]))
+    dims = model.manifest["dims"]
+    rows = []
+    gelu = "tanh"
+    with qemu_target.QemuTarget(build_dir / "firmware.elf", board=board, icount_shift=shift) as t:
+        ram = int(t.banner["ram"])
+        for n in seq_lens:
+            ids = _ids(model, n)
+            t._send("I " + " ".join(map(str, ids)))
+            got = {}
+            while True:
+                ln = t._line()
+                tag, _, rest = ln.partition(" ")
+                if tag == "END":
+                    break
+                got[tag] = rest
+            logits = np.array([int(v) for v in got.get("L", "").split()], dtype=np.float64) / 1000
+            instr, stack = (int(v) for v in got["S"].split())
+            ref = float_engine.forward(fm, ids, gelu=gelu)
+            ref_logits = getattr(ref, "logits", None)
+            err = (float(np.max(np.abs(logits - np.asarray(ref_logits)))) if ref_logits is not None and len(logits)
+                   else None)
+            m = macs(dims, n)
+            rows.append({"engine": "float32-naive", "seq_len": n, "instructions": instr, "macs": m["total"],
+                         "instructions_per_mac": round(instr / m["total"], 3),
+                         "ms_at_480mhz_1ipc": round(instr / CPU_HZ * 1e3, 3),
+                         "ram_bytes": ram + stack, "work_buffer_bytes": ram, "stack_bytes": stack,
+                         "stages": {}, "max_abs_logit_error_vs_numpy": err})
+    return rows
+
+
 def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
@@ -151,6 +250,10 @@ def run(args) -> int:
         results += r["rows"]
         kernels[f"bertl14-{k}"] = r["kernels"]
         extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
+    if args.baseline:
+        if not args.quiet:
+            print("bench: float32 naive baseline", file=sys.stderr)
+        results += run_float_baseline(model, seq_lens, args.board, args.icount_shift, not args.quiet)
     fb = model.manifest.get("flash_bytes", {})
     report = {"board": args.board, "model": model.name, "icount_shift": args.icount_shift,
               "note": "ms estimates assume one instruction per cycle at 480 MHz",
@@ -260,6 +363,8 @@ def register(subparsers) -> None:
     p.add_argument("--seq-lens", default="16,32,64,128", help="comma-separated token counts (default 16,32,64,128)")
     p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
     p.add_argument("--icount-shift", type=int, default=7, help="QEMU -icount shift (7: exact counts; 0 also works)")
+    p.add_argument("--no-baseline", dest="baseline", action="store_false",
+                   help="skip the float32 naive baseline (bench/float32_naive)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the contract in issue 7)")
     p.add_argument("--report", metavar="DIR", help="also write DIR/benchmarks.md and PNG plots")
     p.add_argument("--quiet", action="store_true")

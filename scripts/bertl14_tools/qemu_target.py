@@ -81,7 +81,7 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
         print(f"building the {board} test image ({kernels} kernels) in {build_dir}", file=sys.stderr)
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
+        tail = "\n".join(ln[:300] for ln in (proc.stdout + proc.stderr).strip().splitlines()[-25:])
         raise UserError(f"building the {board} test image failed ({' '.join(cmd[2:5])} ...):\n{tail}")
     elf = build_dir / "firmware.elf"
     if not elf.is_file():
