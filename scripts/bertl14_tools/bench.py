@@ -68,7 +68,21 @@ def _code_bytes(build_dir: Path) -> int:
     return int(last[0]) + int(last[1])            # text + data of the library objects
 
 
-def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int, progress: bool) -> dict:
+def median_test_sentence(model) -> str | None:
+    """The median-length sentence (by this model's tokens) of the public English test set, if present
+    ($BERTL14_TEST_DATA or <repo>/../shared/data/ha-intents-tests); used only to pick a typical length."""
+    import os
+    root = Path(os.environ.get("BERTL14_TEST_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data" / "ha-intents-tests")
+    f = root / "en.jsonl"
+    if not f.is_file():
+        return None
+    texts = [json.loads(line)["text"] for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    ranked = sorted(texts, key=lambda t: (len(model.encode(t)), t))
+    return ranked[len(ranked) // 2] if ranked else None
+
+
+def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int, progress: bool,
+               median_text: str | None = None) -> dict:
     from . import qemu_target
     max_len = max(seq_lens)
     src = model.source_dir or model.path
@@ -80,6 +94,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         work = int(t.banner["work"])
         exact = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
         kern = t.kernels()
+        med = t.infer_text(median_text) if median_text else None
     with qemu_target.QemuTarget(prof_elf, board=board, icount_shift=shift) as t:
         mark = t.mark_instructions()
         prof = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
@@ -109,6 +124,14 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
             "linear_instructions_per_mac": round(sum(fine[s] for s in LINEAR_STAGES) / lin_macs, 3),
             "softmax_instructions_per_element": round(fine["softmax"] / (dims["layers"] * dims["heads_kept"] * n * n), 2),
         })
+    if med is not None and med.status == 0:
+        m = macs(dims, len(med.ids))
+        rows.append({"engine": f"bertl14-{kernels}", "seq_len": len(med.ids), "sentence": "median public English test sentence",
+                     "instructions": med.instructions, "macs": m["total"],
+                     "instructions_per_mac": round(med.instructions / m["total"], 3),
+                     "ms_at_480mhz_1ipc": round(med.instructions / CPU_HZ * 1e3, 3),
+                     "ram_bytes": wb(len(med.ids)) + med.stack_bytes, "work_buffer_bytes": wb(len(med.ids)),
+                     "stack_bytes": med.stack_bytes, "stages": {}, "tokenizer_included": True})
     tok_fine = max(0, round(tok.stage_instructions["tokenize"] - mark * tok.stage_entries["tokenize"]))
     timer = kern.pop("timer_read", {"instructions": 0, "reps": 1})
     per_read = timer["instructions"] / max(1, timer["reps"])
@@ -243,10 +266,11 @@ def run(args) -> int:
             raise UserError(f"every --seq-lens value exceeds the model's {limit} positions")
     kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     results, kernels, extra = [], {}, {}
+    median = median_test_sentence(model)
     for k in kernel_sets:
         if not args.quiet:
             print(f"bench: {k} kernels on {args.board} (QEMU -icount shift={args.icount_shift})", file=sys.stderr)
-        r = run_engine(model, k, seq_lens, args.board, args.icount_shift, not args.quiet)
+        r = run_engine(model, k, seq_lens, args.board, args.icount_shift, not args.quiet, median)
         results += r["rows"]
         kernels[f"bertl14-{k}"] = r["kernels"]
         extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
@@ -260,6 +284,7 @@ def run(args) -> int:
               "dims": model.manifest["dims"], "results": results, "kernels": kernels, "engines": extra,
               "flash_bytes": {"weights": fb.get("weights"), "vocabulary": fb.get("vocabulary"),
                               "code": {e: v["code_bytes"] for e, v in extra.items()}}}
+    report["ratios"] = ratios(results)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -269,17 +294,37 @@ def run(args) -> int:
     return 0
 
 
+def ratios(results: list[dict]) -> list[dict]:
+    """Per seq_len: portable / DSP instructions, float32 / DSP instructions and RAM."""
+    by = {(r["engine"], r["seq_len"]): r for r in results if not r.get("sentence")}
+    out = []
+    for n in sorted({r["seq_len"] for r in results if not r.get("sentence")}):
+        d, p, f = by.get(("bertl14-dsp", n)), by.get(("bertl14-portable", n)), by.get(("float32-naive", n))
+        row = {"seq_len": n}
+        if d and p:
+            row["portable_over_dsp_instructions"] = round(p["instructions"] / d["instructions"], 2)
+        if d and f:
+            row["float32_over_dsp_instructions"] = round(f["instructions"] / d["instructions"], 2)
+            row["float32_over_dsp_ram"] = round(f["ram_bytes"] / d["ram_bytes"], 1)
+        out.append(row)
+    return out
+
+
 def _print_table(rep: dict) -> None:
     print(f"{rep['model']} on {rep['board']} (QEMU -icount; ms = instructions at 480 MHz, 1 instruction/cycle)")
     print(f"{'engine':18s} {'tokens':>6s} {'instructions':>13s} {'MACs':>11s} {'instr/MAC':>9s} {'ms@480':>8s} "
           f"{'linear i/MAC':>12s} {'softmax i/el':>12s} {'RAM B':>8s}")
     for r in rep["results"]:
+        lin, smx = r.get("linear_instructions_per_mac"), r.get("softmax_instructions_per_element")
         print(f"{r['engine']:18s} {r['seq_len']:6d} {r['instructions']:13d} {r['macs']:11d} "
-              f"{r['instructions_per_mac']:9.3f} {r['ms_at_480mhz_1ipc']:8.2f} {r['linear_instructions_per_mac']:12.3f} "
-              f"{r['softmax_instructions_per_element']:12.2f} {r['ram_bytes']:8d}")
-        print("    stages: " + ", ".join(f"{k} {v}" for k, v in r["stages"].items()))
+              f"{r['instructions_per_mac']:9.3f} {r['ms_at_480mhz_1ipc']:8.2f} {'' if lin is None else lin:>12} "
+              f"{'' if smx is None else smx:>12} {r['ram_bytes']:8d}" + (f"  ({r['sentence']})" if r.get("sentence") else ""))
+        if r["stages"]:
+            print("    stages: " + ", ".join(f"{k} {v}" for k, v in r["stages"].items()))
     for eng, ks in rep["kernels"].items():
         print(f"{eng} kernels: " + ", ".join(f"{n} {list(v.values())[0]}" for n, v in ks.items()))
+    for r in rep.get("ratios", []):
+        print("ratios at {}: ".format(r["seq_len"]) + ", ".join(f"{k} {v}" for k, v in r.items() if k != "seq_len"))
 
 
 def write_report(rep: dict, out: Path) -> None:
@@ -291,7 +336,7 @@ def write_report(rep: dict, out: Path) -> None:
     engines = sorted({r["engine"] for r in rep["results"]})
     fig, ax = plt.subplots(figsize=(6, 4))
     for e in engines:
-        rs = [r for r in rep["results"] if r["engine"] == e]
+        rs = [r for r in rep["results"] if r["engine"] == e and not r.get("sentence")]
         ax.plot([r["seq_len"] for r in rs], [r["instructions"] / 1e6 for r in rs], marker="o", label=e)
     ax.set_xlabel("tokens")
     ax.set_ylabel("M instructions / sentence")
@@ -303,7 +348,7 @@ def write_report(rep: dict, out: Path) -> None:
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(7, 4))
     labels, bottoms = [], None
-    rs = [r for r in rep["results"]]
+    rs = [r for r in rep["results"] if r["stages"]]
     names = list(STAGE_GROUPS)
     xs = range(len(rs))
     import numpy as np
@@ -331,13 +376,15 @@ def write_report(rep: dict, out: Path) -> None:
              "softmax instr/element | work buffer B | stack B |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rep["results"]:
-        lines.append(f"| {r['engine']} | {r['seq_len']} | {r['instructions']:,} | {r['macs']:,} | "
-                     f"{r['instructions_per_mac']} | {r['ms_at_480mhz_1ipc']} | {r['linear_instructions_per_mac']} | "
-                     f"{r['softmax_instructions_per_element']} | {r['work_buffer_bytes']:,} | {r['stack_bytes']:,} |")
+        tokens = f"{r['seq_len']} ({r['sentence']}, tokenizer included)" if r.get("sentence") else r["seq_len"]
+        lines.append(f"| {r['engine']} | {tokens} | {r['instructions']:,} | {r['macs']:,} | "
+                     f"{r['instructions_per_mac']} | {r['ms_at_480mhz_1ipc']} | {r.get('linear_instructions_per_mac', '')} | "
+                     f"{r.get('softmax_instructions_per_element', '')} | {r['work_buffer_bytes']:,} | {r['stack_bytes']:,} |")
     lines += ["", "## Stages (instructions; profile hooks' own cost subtracted)", "",
               "| engine | tokens | " + " | ".join(STAGE_GROUPS) + " |", "|---|---|" + "---|" * len(STAGE_GROUPS)]
     for r in rep["results"]:
-        lines.append(f"| {r['engine']} | {r['seq_len']} | " + " | ".join(f"{r['stages'][s]:,}" for s in STAGE_GROUPS) + " |")
+        if r["stages"]:
+            lines.append(f"| {r['engine']} | {r['seq_len']} | " + " | ".join(f"{r['stages'][s]:,}" for s in STAGE_GROUPS) + " |")
     lines += ["", "`quantize` is the INT8 row quantization of matmul inputs (part of attention/FFN in the seed's "
               "two-way split); the tokenizer is measured on a typed sentence: " +
               "; ".join(f"{e}: {v['tokenize_example']['instructions']:,} instructions for "
@@ -348,6 +395,15 @@ def write_report(rep: dict, out: Path) -> None:
         for n, v in ks.items():
             (unit, val), = v.items()
             lines.append(f"| {e} | {n} | {val} {unit.replace('_', ' ')} |")
+    lines += ["", "## Baselines (same model, same emulated M7)", "",
+              "| tokens | portable / DSP instructions | float32 naive / DSP instructions | float32 naive / DSP RAM |",
+              "|---|---|---|---|"]
+    for r in rep.get("ratios", []):
+        lines.append(f"| {r['seq_len']} | {r.get('portable_over_dsp_instructions', '')} | "
+                     f"{r.get('float32_over_dsp_instructions', '')} | {r.get('float32_over_dsp_ram', '')} |")
+    lines += ["", "float32 naive: `bench/float32_naive` (every layer its own activation buffers, the full attention "
+              "matrix, libm expf/tanhf/sqrtf; its logits match the numpy float engine within the printed "
+              "0.001 rounding). RAM = activation buffers (+ stack) for bertl14 the work buffer at that length + stack."]
     fb = rep["flash_bytes"]
     lines += ["", "## Flash", "", f"- weights: {fb['weights']:,} B; vocabulary section: {fb['vocabulary']:,} B" if fb.get("weights") else "",
               "- library code (text + data of libbertl14.a): " + ", ".join(f"{e} {v:,} B" for e, v in fb["code"].items()),
