@@ -26,7 +26,9 @@ void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint3
                 acc += (int32_t)q[i] * (int32_t)ku[i];
             }
         }
-        /* scale product < 2^34, |acc| < 2^21 for d <= 128: int64 */
-        scores[u] = bertl14_sat32(bertl14_rsr((int64_t)acc * ((uint64_t)sq * sk[u * sk_stride]), shift));
+        /* scale product < 2^34, |acc| < 2^21 for d <= 128: int64; one SMULL when the scale fits 31 bits */
+        const uint64_t m = (uint64_t)sq * sk[u * sk_stride];
+        const int64_t pr = m < 0x80000000u ? (int64_t)acc * (int32_t)(uint32_t)m : (int64_t)acc * (int64_t)m;
+        scores[u] = bertl14_sat32(bertl14_rsr(pr, shift));
     }
 }
