@@ -1,0 +1,171 @@
+/*
+ * Intent recognition: bertl14_tokenize -> bertl14_encode -> bertl14_classify on the model compiled
+ * into the firmware, timed with the board's counter (see intent.h for the locking rule).
+ */
+#include "intent.h"
+
+#include <string.h>
+
+#include "bertl14_config.h"
+#include "console.h"
+#include "platform.h"
+
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+#include "FreeRTOS.h"
+#include "semphr.h"
+#endif
+
+extern const int16_t bertl14_weights[];
+extern const uint32_t bertl14_vocab_offsets[];
+
+#if CONFIG_BERTL14_WORK_BUFFER_SIZE > 0
+#define APP_WORK_BUFFER_SIZE CONFIG_BERTL14_WORK_BUFFER_SIZE
+#else
+#define APP_WORK_BUFFER_SIZE BERTL14_WORK_BUFFER_SIZE /* the converter's exact figure */
+#endif
+
+/* All activations of the encoder; DTCM on nucleo_h743zi (zero wait states, not zeroed at boot). */
+static int8_t work_buffer[APP_WORK_BUFFER_SIZE] __attribute__((section(".dtcmram"), aligned(8)));
+static int32_t ids[BERTL14_MAX_SEQ_LEN];
+static int8_t cls_row[BERTL14_HIDDEN_SIZE]; /* copy of the last [CLS] row, for :dump */
+static bool cls_valid;
+static bertl14_dims_t dims;
+
+#define WORK_PAINT 0x5Au
+
+/* ---- the work-buffer lock ---------------------------------------------------------------------- */
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+static SemaphoreHandle_t work_mutex;
+static void intent_lock(void) { xSemaphoreTake(work_mutex, portMAX_DELAY); }
+static void intent_unlock(void) { xSemaphoreGive(work_mutex); }
+#else
+static void intent_lock(void) {}
+static void intent_unlock(void) {}
+#endif
+
+/* ---- counting ---------------------------------------------------------------------------------- */
+#if defined(BOARD_MPS2_AN500) || defined(BOARD_MPS2_AN386)
+/* QEMU has no DWT: the 25 MHz CMSDK timer advances once every 40 instructions under -icount shift=0. */
+static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks * 40u; }
+const char *intent_cycles_unit(void) { return "qemu_icount_instructions"; }
+#elif defined(BOARD_HOST)
+static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks; }
+const char *intent_cycles_unit(void) { return "host_ns"; }
+#else
+static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks; }
+const char *intent_cycles_unit(void) { return "dwt_cycles"; }
+#endif
+
+/* ---- output hook: the library's "\n" becomes the protocol's "\r\n" ------------------------------ */
+static void write_hook(const char *text, size_t len, void *user)
+{
+    (void)user;
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            platform_console_write(text + start, i - start);
+            platform_console_write("\r\n", 2);
+            start = i + 1;
+        }
+    }
+    platform_console_write(text + start, len - start);
+}
+
+bertl14_status_t intent_init(void)
+{
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+    work_mutex = xSemaphoreCreateMutex();
+    configASSERT(work_mutex != NULL);
+#endif
+    memset(work_buffer, WORK_PAINT, sizeof work_buffer); /* for intent_work_buffer_high_water() */
+    const bertl14_config_t config = {
+        .max_seq_len = BERTL14_MAX_SEQ_LEN,
+        .vocab_size = BERTL14_VOCAB_SIZE,
+        .work_buffer_ptr = work_buffer,
+        .work_buffer_size = sizeof work_buffer,
+        .weights_ptr = bertl14_weights,
+        .vocab_offsets = bertl14_vocab_offsets,
+    };
+    intent_lock();
+    bertl14_status_t st = bertl14_init(&config);
+    if (st == BERTL14_OK) {
+        st = bertl14_set_output_hook(write_hook, NULL);
+    }
+    if (st == BERTL14_OK) {
+        st = bertl14_ctx_dims(bertl14_default_ctx(), &dims);
+    }
+    intent_unlock();
+    return st;
+}
+
+void intent_run(const char *text, intent_result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    r->failed_call = "";
+    intent_lock();
+    cls_valid = false;
+    const uint32_t t0 = platform_cycles();
+    uint32_t n = 0;
+    bertl14_tensor_t cls;
+    bertl14_classification_t c;
+    bertl14_status_t st = bertl14_tokenize(text, ids, &n, BERTL14_MAX_SEQ_LEN);
+    if (st == BERTL14_ERR_TOKEN_OVERFLOW) { /* usable: the first max_seq_len - 1 tokens and [SEP] */
+        r->truncated = true;
+        st = BERTL14_OK;
+    }
+    if (st != BERTL14_OK) {
+        r->failed_call = "bertl14_tokenize";
+    } else if ((st = bertl14_encode(ids, n, &cls)) != BERTL14_OK) {
+        r->failed_call = "bertl14_encode";
+    } else {
+        memcpy(cls_row, cls.data_ptr, sizeof cls_row); /* before classify reuses the buffer */
+        if ((st = bertl14_classify(&c)) != BERTL14_OK) {
+            r->failed_call = "bertl14_classify";
+        }
+    }
+    const uint32_t t1 = platform_cycles();
+    intent_unlock();
+    r->status = st;
+    r->tokens = n;
+    r->cycles = ticks_to_cycles(t1 - t0);
+    if (st == BERTL14_OK) {
+        r->label = c.label;
+        r->score_milli = c.score_milli;
+        cls_valid = true;
+    }
+}
+
+void intent_dump_cls(void)
+{
+    if (!cls_valid) {
+        return;
+    }
+    const bertl14_tensor_t t = {.data_ptr = cls_row, .dims = {1, 1, BERTL14_HIDDEN_SIZE, 1}, .dtype = BERTL14_INT8};
+    bertl14_dump_tensor(&t, "CLS_EMB");
+}
+
+const char *intent_label_name(uint32_t idx)
+{
+    return bertl14_label_name(idx);
+}
+
+const bertl14_dims_t *intent_dims(void)
+{
+    return &dims;
+}
+
+uint32_t intent_work_buffer_size(void)
+{
+    return (uint32_t)sizeof work_buffer;
+}
+
+uint32_t intent_work_buffer_high_water(void)
+{
+    uint32_t n = (uint32_t)sizeof work_buffer;
+    intent_lock();
+    while (n > 0u && (uint8_t)work_buffer[n - 1u] == WORK_PAINT) {
+        n--;
+    }
+    intent_unlock();
+    return n;
+}

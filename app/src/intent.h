@@ -1,0 +1,51 @@
+/*
+ * Intent recognition on the device: the bertl14 library with the model compiled into the firmware
+ * (generated bertl14_weights.c / bertl14_vocab.c), its work buffer, timing and statistics.
+ *
+ * The work buffer is one static array in section .dtcmram (DTCM on nucleo_h743zi, plain RAM on the
+ * QEMU boards). It is shared state: every call below takes intent_lock() around its use, a FreeRTOS
+ * mutex in the FreeRTOS variant (so a second task may call intent_run() safely; today only the
+ * inference task does) and nothing in the bare-metal variant (one thread of execution).
+ */
+#ifndef APP_INTENT_H
+#define APP_INTENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bertl14.h"
+
+/** One sentence's result. */
+typedef struct {
+    bertl14_status_t status;  /**< BERTL14_OK, or the first failing call's status */
+    const char *failed_call;  /**< name of that call ("" when status is OK) */
+    uint32_t label;           /**< index of the best label */
+    uint32_t score_milli;     /**< its probability in thousandths (what the reference prints) */
+    uint32_t tokens;          /**< ids encoded, [CLS] and [SEP] included */
+    bool truncated;           /**< the text had more than max_seq_len tokens */
+    uint32_t cycles;          /**< tokenize + encode + classify, in intent_cycles_unit() */
+} intent_result_t;
+
+/** Initialise the library on the work buffer (once, from the inference task). */
+bertl14_status_t intent_init(void);
+
+/** Tokenize, encode and classify one NUL-terminated UTF-8 sentence. */
+void intent_run(const char *text, intent_result_t *result);
+
+/** Write the INT8 [CLS] row of the last successful intent_run() as `CLS_EMB: 0x..,...` + "\r\n". */
+void intent_dump_cls(void);
+
+/** Name of label idx ("" if out of range). */
+const char *intent_label_name(uint32_t idx);
+
+/** Model dimensions (valid after intent_init). */
+const bertl14_dims_t *intent_dims(void);
+
+/** Bytes of the work buffer, and the highest byte ever written in it (painted at init). */
+uint32_t intent_work_buffer_size(void);
+uint32_t intent_work_buffer_high_water(void);
+
+/** What `cycles` counts on this board: "dwt_cycles", "qemu_icount_instructions" or "host_ns". */
+const char *intent_cycles_unit(void);
+
+#endif /* APP_INTENT_H */

@@ -1,0 +1,299 @@
+/*
+ * The serial protocol of the intent firmware (docs/serial-protocol.md): the banner, line handling,
+ * commands, answers. Implements console.h for the execution models (rtos_freertos.c: the inference
+ * task; rtos_none.c: the main loop), which call console_poll() whenever the RX interrupt signalled.
+ *
+ * Every input line gets exactly one answer line starting with `intent=` or `error=`, or, for a
+ * command, ending with one line starting with `ok `; lines the RX interrupt had to discard come back
+ * from the ring as overrun records and are answered `error=overrun` in their place.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bertl14_config.h"
+#include "console.h"
+#include "intent.h"
+#include "linering.h"
+#include "platform.h"
+
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+#include "FreeRTOS.h"
+#include "task.h"
+#endif
+
+static char line[LINERING_LINE_KEEP + 1];
+static bool dump_on;
+static bool engine_ok;
+static const char *rtos_name = "";
+
+static struct {
+    uint32_t sentences;   /* lines answered intent=... (none included) */
+    uint32_t intent_none; /* of which intent=none */
+    uint32_t errors;      /* lines answered error=... (overruns included) */
+    uint32_t overruns;    /* lines answered error=overrun */
+    uint64_t cycles_sum;
+    uint32_t cycles_max;
+} stats;
+
+/* ---- output ------------------------------------------------------------------------------------ */
+void console_puts(const char *s)
+{
+    platform_console_write(s, strlen(s));
+}
+
+static void put_uint(uint32_t v)
+{
+    char buf[11];
+    int i = (int)sizeof(buf);
+    buf[--i] = '\0';
+    do {
+        buf[--i] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0u);
+    console_puts(&buf[i]);
+}
+
+static void put_kv(const char *key, uint32_t v)
+{
+    console_puts(" ");
+    console_puts(key);
+    console_puts("=");
+    put_uint(v);
+}
+
+/* thousandths as 0.000 .. 1.000 */
+static void put_milli(uint32_t milli)
+{
+    char buf[6] = {(char)('0' + milli / 1000u), '.', (char)('0' + milli / 100u % 10u),
+                   (char)('0' + milli / 10u % 10u), (char)('0' + milli % 10u), '\0'};
+    console_puts(buf);
+}
+
+static void answer_error(const char *code, const char *message)
+{
+    stats.errors++;
+    console_puts("error=");
+    console_puts(code);
+    console_puts(" ");
+    console_puts(message);
+    console_puts("\r\n");
+}
+
+/* ---- stack high-water mark --------------------------------------------------------------------- */
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+static uint32_t stack_size(void) { return CONFIG_APP_TASK_STACK_SIZE; }
+static void stack_paint(void) {} /* FreeRTOS fills task stacks itself (tskSTACK_FILL_BYTE) */
+static uint32_t stack_used(void)
+{
+    return CONFIG_APP_TASK_STACK_SIZE - (uint32_t)uxTaskGetStackHighWaterMark(NULL) * sizeof(StackType_t);
+}
+#elif defined(__arm__)
+/* Bare metal: the main stack (MSP, also used by interrupts) spans [_sstack, _estack). Paint what is
+ * below the current frame at start-up; the lowest overwritten word is the high-water mark. */
+extern uint32_t _sstack, _estack;
+#define STACK_PAINT 0xC0FFEE11u
+static uint32_t stack_size(void) { return (uint32_t)((uintptr_t)&_estack - (uintptr_t)&_sstack); }
+static void stack_paint(void)
+{
+    uint32_t *p = &_sstack, *sp;
+    __asm volatile("mov %0, sp" : "=r"(sp));
+    while (p < sp - 32) {
+        *p++ = STACK_PAINT;
+    }
+}
+static uint32_t stack_used(void)
+{
+    const uint32_t *p = &_sstack;
+    while (p < &_estack && *p == STACK_PAINT) {
+        p++;
+    }
+    return (uint32_t)((uintptr_t)&_estack - (uintptr_t)p);
+}
+#else
+static uint32_t stack_size(void) { return 0u; }
+static void stack_paint(void) {}
+static uint32_t stack_used(void) { return 0u; }
+#endif
+
+/* ---- banner ------------------------------------------------------------------------------------ */
+void console_banner(const char *rtos)
+{
+    rtos_name = rtos;
+    stack_paint();
+    const bertl14_status_t st = intent_init();
+    engine_ok = st == BERTL14_OK;
+    if (!engine_ok) { /* every sentence will be answered error=internal; say why once */
+        console_puts("bertl14 init_failed status=");
+        put_uint((uint32_t)-st);
+        console_puts(" ");
+        console_puts(bertl14_status_str(st));
+        console_puts("\r\n");
+        return;
+    }
+    const bertl14_dims_t *d = intent_dims();
+    console_puts("bertl14 ready model=" BERTL14_MODEL_NAME);
+    put_kv("layers", d->num_layers);
+    put_kv("hidden", d->hidden);
+    put_kv("heads", d->max_heads_kept);
+    console_puts("/");
+    put_uint(BERTL14_NUM_HEADS);
+    put_kv("max_seq_len", BERTL14_MAX_SEQ_LEN);
+    put_kv("work_buffer", intent_work_buffer_size());
+    put_kv("labels", d->num_labels);
+    console_puts("\r\n");
+}
+
+/* ---- commands ---------------------------------------------------------------------------------- */
+static void cmd_help(void)
+{
+    console_puts("help: type a sentence, get `intent=<Label> score=<0.000-1.000> tokens=<n> cycles=<c>`\r\n"
+                 "help: :config   model, limits, what cycles counts\r\n"
+                 "help: :stats    sentences, errors, overruns, mean/max cycles, memory high-water marks\r\n"
+                 "help: :dump on|off   print the INT8 [CLS] embedding (CLS_EMB: 0x..,...) after each answer\r\n"
+                 "ok help\r\n");
+}
+
+static void cmd_config(void)
+{
+    console_puts("ok config model=" BERTL14_MODEL_NAME " board=" BERTL14_BOARD_NAME " rtos=");
+    console_puts(rtos_name);
+    console_puts(" cycles=");
+    console_puts(intent_cycles_unit());
+    console_puts(" min_score=");
+    put_milli(CONFIG_APP_MIN_SCORE);
+    put_kv("max_seq_len", BERTL14_MAX_SEQ_LEN);
+    put_kv("line_max", CONFIG_APP_LINE_MAX);
+    put_kv("rx_buffer", CONFIG_APP_RX_BUFFER);
+    put_kv("work_buffer", intent_work_buffer_size());
+    put_kv("stack_size", stack_size());
+    console_puts(dump_on ? " dump=on\r\n" : " dump=off\r\n");
+}
+
+static void cmd_stats(void)
+{
+    console_puts("ok stats");
+    put_kv("sentences", stats.sentences);
+    put_kv("intent_none", stats.intent_none);
+    put_kv("errors", stats.errors);
+    put_kv("overruns", stats.overruns);
+    put_kv("mean_cycles", stats.sentences ? (uint32_t)(stats.cycles_sum / stats.sentences) : 0u);
+    put_kv("max_cycles", stats.cycles_max);
+    put_kv("work_buffer", intent_work_buffer_size());
+    put_kv("work_buffer_used", intent_work_buffer_high_water());
+    put_kv("stack_used", stack_used());
+    put_kv("stack_size", stack_size());
+    console_puts(" cycles_unit=");
+    console_puts(intent_cycles_unit());
+    console_puts("\r\n");
+}
+
+static void handle_command(const char *cmd)
+{
+    if (strcmp(cmd, ":help") == 0) {
+        cmd_help();
+    } else if (strcmp(cmd, ":config") == 0) {
+        cmd_config();
+    } else if (strcmp(cmd, ":stats") == 0) {
+        cmd_stats();
+    } else if (strcmp(cmd, ":dump on") == 0 || strcmp(cmd, ":dump off") == 0) {
+        dump_on = cmd[6] == 'o' && cmd[7] == 'n';
+        console_puts(dump_on ? "ok dump=on\r\n" : "ok dump=off\r\n");
+    } else {
+        answer_error("unknown_command", "commands: :help :config :stats :dump on|off");
+    }
+}
+
+/* ---- sentences --------------------------------------------------------------------------------- */
+static bool is_blank(const char *s, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void handle_sentence(const char *text)
+{
+    intent_result_t r;
+    intent_run(text, &r);
+    if (r.status == BERTL14_ERR_INVALID_UTF8) {
+        answer_error("invalid_utf8", "the line is not valid UTF-8; send UTF-8 text");
+        return;
+    }
+    if (r.status != BERTL14_OK) {
+        stats.errors++;
+        console_puts("error=internal ");
+        console_puts(r.failed_call);
+        console_puts(": ");
+        console_puts(bertl14_status_str(r.status));
+        console_puts("\r\n");
+        return;
+    }
+    const char *name = intent_label_name(r.label);
+    const bool in_domain = r.score_milli >= CONFIG_APP_MIN_SCORE && strcmp(name, "none") != 0;
+    stats.sentences++;
+    stats.intent_none += in_domain ? 0u : 1u;
+    stats.cycles_sum += r.cycles;
+    stats.cycles_max = r.cycles > stats.cycles_max ? r.cycles : stats.cycles_max;
+    console_puts("intent=");
+    console_puts(in_domain ? name : "none");
+    console_puts(" score=");
+    put_milli(r.score_milli);
+    put_kv("tokens", r.tokens);
+    put_kv("cycles", r.cycles);
+    if (r.truncated) {
+        console_puts(" truncated=1");
+    }
+    if (!in_domain && strcmp(name, "none") != 0) { /* below CONFIG_APP_MIN_SCORE: say what it was */
+        console_puts(" best=");
+        console_puts(name);
+    }
+    console_puts("\r\n");
+    if (dump_on) {
+        intent_dump_cls();
+    }
+}
+
+static void handle_line(uint32_t len, bool too_long)
+{
+    if (len > 0u && line[len - 1u] == '\r') { /* "\r\n" ending */
+        line[--len] = '\0';
+    }
+    if (too_long || len > CONFIG_APP_LINE_MAX) {
+        answer_error("too_long", "line longer than CONFIG_APP_LINE_MAX bytes; send shorter lines");
+    } else if (len > 0u && line[0] == ':') {
+        handle_command(line);
+    } else if (strlen(line) != len) {
+        answer_error("invalid_utf8", "the line contains a NUL byte; send UTF-8 text");
+    } else if (is_blank(line, len)) {
+        answer_error("empty", "nothing to classify; type a sentence or :help");
+    } else if (!engine_ok) {
+        answer_error("internal", "bertl14_init failed at start-up (see the first line after reset)");
+    } else {
+        handle_sentence(line);
+    }
+}
+
+void console_poll(void)
+{
+    for (;;) {
+        uint32_t len = 0, count = 0;
+        bool too_long = false;
+        const linering_kind_t kind = linering_take(&app_rx_ring, line, &len, &too_long, &count,
+                                                   platform_irq_disable, platform_irq_enable);
+        if (kind == LINERING_EMPTY) {
+            return;
+        }
+        if (kind == LINERING_OVERRUNS) {
+            for (uint32_t i = 0; i < count; i++) {
+                stats.overruns++;
+                answer_error("overrun", "line discarded: receive buffer full (wait for answers or raise CONFIG_APP_RX_BUFFER)");
+            }
+        } else {
+            handle_line(len, too_long);
+        }
+    }
+}
