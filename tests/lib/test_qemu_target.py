@@ -88,3 +88,25 @@ def test_counts_are_deterministic_and_mismatches_are_caught(model14):
 def test_check_bitexact_qemu_1000(model14, capsys):
     out = _check(model14, 1000, capsys)
     assert out.count("1000 sentences, 0 mismatches") == 2, out
+
+
+def test_bench_json_contract(model14, capsys):
+    """`bertl14 bench --json` prints issue 7's object; stage counts add up to the exact total."""
+    code = cli.main(["bench", "--model", str(model14), "--kernels", "dsp", "--seq-lens", "8,16", "--no-baseline",
+                     "--json", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    import json
+    rep = json.loads(out)
+    assert rep["board"] == "mps2_an500" and rep["model"]
+    rows = [r for r in rep["results"] if not r.get("sentence")]
+    assert [(r["engine"], r["seq_len"]) for r in rows] == [("bertl14-dsp", 8), ("bertl14-dsp", 16)]
+    for r in rows:
+        for key in ("instructions", "macs", "ram_bytes", "work_buffer_bytes", "stages"):
+            assert key in r, key
+        assert set(r["stages"]) >= {"tokenize", "embeddings", "attention", "ffn", "layernorm", "classifier"}
+        # the profiled image minus its hooks' cost agrees with the hook-free image within 2 %
+        assert abs(sum(r["stages"].values()) - r["instructions"]) < 0.02 * r["instructions"], r
+        assert r["work_buffer_bytes"] < r["ram_bytes"]
+    assert rows[1]["instructions"] > rows[0]["instructions"] and rows[1]["macs"] > rows[0]["macs"]
+    assert rep["kernels"]["bertl14-dsp"]["linear_32x64x64"]["instructions_per_mac"] > 0
