@@ -122,14 +122,15 @@ def tradeoff_png(points: list[dict], path: Path, name: str) -> None:
     if not points:
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for seq in sorted({p["max_seq_len"] for p in points}):
+    for k, seq in enumerate(sorted({p["max_seq_len"] for p in points})):
         pts = [p for p in points if p["max_seq_len"] == seq]
         ax.plot([p["prune_heads"] for p in pts], [p["accuracy"] for p in pts], marker="o", label=f"max_seq_len {seq}")
         for p in pts:
             if p["flash"] is not None:
-                ax.annotate(f"{p['flash'] / 1024:.0f}K flash\n{(p['work_buffer'] or 0) / 1024:.1f}K RAM",
+                ax.annotate(f"seq {seq}: {p['flash'] / 1024:.0f}K flash, {(p['work_buffer'] or 0) / 1024:.1f}K RAM",
                             (p["prune_heads"], p["accuracy"]), fontsize=6, textcoords="offset points",
-                            xytext=(4, 4))
+                            xytext=(6, 4 - 9 * k))
+    ax.set_xticks(sorted({p["prune_heads"] for p in points}))
     ax.set_xlabel("heads pruned per layer (--prune-heads)")
     ax.set_ylabel("accuracy")
     ax.set_title(f"{name}: accuracy against memory")
