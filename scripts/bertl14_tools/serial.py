@@ -1,0 +1,448 @@
+"""`bertl14 console | validate`: talk to the intent firmware (app/) over its serial port.
+
+  bertl14 console  (--port URL | --qemu ELF) [--send TEXT ...]
+  bertl14 validate (--port URL | --qemu ELF) [--model M] --data FILE.jsonl [--dump] [--json] [--limit N]
+
+URL is anything pyserial opens: /dev/ttyACM0 (the nucleo's ST-LINK port, 115200 8N1) or
+socket://127.0.0.1:PORT. --qemu ELF boots a firmware built for a QEMU board (mps2_an500, mps2_an386)
+with its UART on a free loopback port and stops QEMU on exit. The protocol: docs/serial-protocol.md.
+
+`validate` checks every answer against the Python integer reference (reference.py, bit-exact with the C
+library): intent (with the device's min_score), score, token count, truncation and, with --dump, the
+INT8 [CLS] bytes. It exits 1 on any mismatch or protocol error.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+BANNER_PREFIX = "bertl14 ready "
+ANSWER_PREFIXES = ("intent=", "error=", "ok ")
+DEFAULT_TIMEOUT = 20.0
+SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bedroom",
+                "set a timer for five minutes", "what's the capital of France"]
+
+
+def parse_fields(line: str) -> dict[str, str]:
+    """`key=value` fields of a protocol line (words without '=' are skipped)."""
+    out = {}
+    for word in line.split():
+        if "=" in word:
+            k, v = word.split("=", 1)
+            out.setdefault(k, v)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------
+# the link: a serial port, or QEMU with its UART on a loopback TCP port
+# ------------------------------------------------------------------------------------------------------
+
+def _qemu_argv(elf: Path, port: int, extra: list[str]) -> list[str]:
+    """The workspace's QEMU command line (scripts/west_commands/bertl14_west/qemu.py) for this ELF."""
+    info_file = elf.parent / "bertl14_build.json"
+    info = json.loads(info_file.read_text()) if info_file.is_file() else {}
+    info = dict(info, files={"elf": str(elf)}, qemu_machine=info.get("qemu_machine") or "mps2-an500")
+    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    try:
+        from bertl14_west.qemu import qemu_argv, qemu_tcp_serial
+    finally:
+        sys.path.pop(0)
+    argv = qemu_argv(info, qemu_tcp_serial(port))
+    return argv[:-2] + list(extra) + argv[-2:]   # extra flags before -kernel ELF
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def open_link(port: str | None = None, qemu: str | None = None, qemu_flags: list[str] | None = None,
+              timeout: float = DEFAULT_TIMEOUT):
+    """A pyserial object for --port URL, or for QEMU running --qemu ELF (killed when the block ends)."""
+    import serial
+    if bool(port) == bool(qemu):
+        raise UserError("give exactly one of --port URL and --qemu ELF")
+    if port:
+        try:
+            ser = serial.serial_for_url(port, baudrate=115200, timeout=timeout)
+        except (serial.SerialException, ValueError) as exc:
+            raise UserError(f"--port {port}: {exc} (a device such as /dev/ttyACM0, or socket://HOST:PORT)") from None
+        with ser:
+            yield ser
+        return
+    elf = Path(qemu)
+    if not elf.is_file():
+        raise UserError(f"--qemu {elf}: no such file (build it with `west build -b mps2_an500 app`)")
+    tcp = free_port()
+    argv = _qemu_argv(elf, tcp, qemu_flags or [])
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        raise UserError("qemu-system-arm not found: install it (apt-get install qemu-system-arm)") from None
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                ser = serial.serial_for_url(f"socket://127.0.0.1:{tcp}", timeout=timeout)
+                break
+            except serial.SerialException:
+                if proc.poll() is not None:
+                    err = proc.stderr.read().decode(errors="replace").strip()
+                    raise UserError(f"QEMU exited ({proc.returncode}): {err}") from None
+                if time.monotonic() > deadline:
+                    raise UserError("QEMU did not open its serial port within 15 s") from None
+                time.sleep(0.05)
+        with ser:
+            yield ser
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# ------------------------------------------------------------------------------------------------------
+# the protocol
+# ------------------------------------------------------------------------------------------------------
+
+class ProtocolError(Exception):
+    pass
+
+
+@dataclass
+class Answer:
+    line: str                                   # the answer line (intent=..., error=..., ok ...)
+    fields: dict = field(default_factory=dict)
+    before: list[str] = field(default_factory=list)  # lines printed before it (help: ...)
+    cls: bytes | None = None                    # the CLS_EMB line that followed, when dump is on
+
+    @property
+    def kind(self) -> str:
+        return "intent" if self.line.startswith("intent=") else "error" if self.line.startswith("error=") else "ok"
+
+
+class Device:
+    """One firmware on a serial link: banner, commands, sentences."""
+
+    def __init__(self, ser, timeout: float = DEFAULT_TIMEOUT):
+        self.ser, self.timeout = ser, timeout
+        self.banner: dict[str, str] = {}
+        self.config: dict[str, str] = {}
+        self.dump = False
+
+    def readline(self) -> str:
+        raw = self.ser.readline()
+        if not raw.endswith(b"\n"):
+            raise ProtocolError(f"no complete line within {self.timeout:.0f} s (got {raw!r})")
+        return raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def read_banner(self) -> dict[str, str]:
+        for _ in range(20):   # boot messages before the banner are skipped
+            line = self.readline()
+            if line.startswith(BANNER_PREFIX):
+                self.banner = parse_fields(line)
+                return self.banner
+            if line.startswith("bertl14 init_failed"):
+                raise ProtocolError(f"the firmware could not start the model: {line}")
+        raise ProtocolError("no `bertl14 ready` banner")
+
+    def send(self, text: bytes | str) -> None:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        self.ser.write(data + b"\n")
+
+    def read_answer(self) -> Answer:
+        before = []
+        while True:
+            line = self.readline()
+            if line.startswith(ANSWER_PREFIXES):
+                break
+            before.append(line)
+            if len(before) > 50:
+                raise ProtocolError(f"no answer line (intent=, error=, ok) after {before[:3]!r} ...")
+        ans = Answer(line=line, fields=parse_fields(line), before=before)
+        if self.dump and ans.kind == "intent":
+            dump = self.readline()
+            if not dump.startswith("CLS_EMB: "):
+                raise ProtocolError(f"expected a CLS_EMB line after {line!r}, got {dump!r}")
+            try:
+                ans.cls = bytes(int(x, 16) for x in dump[len("CLS_EMB: "):].split(","))
+            except ValueError:
+                raise ProtocolError(f"malformed CLS_EMB line {dump[:60]!r}") from None
+        return ans
+
+    def ask(self, text: bytes | str) -> Answer:
+        self.send(text)
+        return self.read_answer()
+
+    def command(self, cmd: str) -> Answer:
+        ans = self.ask(cmd)
+        if ans.kind != "ok":
+            raise ProtocolError(f"{cmd}: expected an `ok` line, got {ans.line!r}")
+        if cmd == ":config":
+            self.config = ans.fields
+        if cmd.startswith(":dump"):
+            self.dump = ans.fields.get("dump") == "on"
+        return ans
+
+
+# ------------------------------------------------------------------------------------------------------
+# the expected answer (Python integer reference)
+# ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Expected:
+    intent: str
+    score: str
+    tokens: int
+    truncated: bool
+    label: str
+    cls: bytes
+
+
+class Reference:
+    """What the firmware must print for a sentence: reference.py on the model the firmware was built with."""
+
+    def __init__(self, model_path: str | Path, min_score_milli: int):
+        from . import reference
+        from .modelio import open_model
+        self.model = open_model(model_path)
+        self.ref, self.qm = reference, self.model.qm
+        self.labels = self.model.labels
+        self.min_score = min_score_milli
+
+    def expect(self, text: str) -> Expected:
+        ids, truncated = self.model.tokenizer.encode_full(text, self.model.max_seq_len)
+        r = self.ref.encode(self.qm, ids)
+        label = self.labels[int(r.label)]
+        score = int(r.score)
+        intent = label if (score >= self.min_score and label != "none") else "none"
+        return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
+                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls))
+
+
+def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
+    """Differences between a device answer and the reference (empty: identical)."""
+    if ans.kind != "intent":
+        return [f"answer {ans.line!r}, expected intent={exp.intent}"]
+    f = ans.fields
+    diffs = []
+    if f.get("intent") != exp.intent:
+        diffs.append(f"intent {f.get('intent')} != {exp.intent}")
+    if f.get("score") != exp.score:
+        diffs.append(f"score {f.get('score')} != {exp.score}")
+    if f.get("tokens") != str(exp.tokens):
+        diffs.append(f"tokens {f.get('tokens')} != {exp.tokens}")
+    if (f.get("truncated") == "1") != exp.truncated:
+        diffs.append(f"truncated {f.get('truncated', '0')} != {int(exp.truncated)}")
+    if dump and ans.cls != exp.cls:
+        n = sum(1 for a, b in zip(ans.cls or b"", exp.cls) if a != b)
+        diffs.append(f"CLS bytes differ ({n} of {len(exp.cls)}; device {len(ans.cls or b'')} bytes)")
+    return diffs
+
+
+# ------------------------------------------------------------------------------------------------------
+# commands
+# ------------------------------------------------------------------------------------------------------
+
+def default_model_for(elf: str | None) -> Path | None:
+    """The model a firmware build converted (BUILD/generated/model, next to BUILD/firmware.elf)."""
+    if elf:
+        cand = Path(elf).resolve().parent / "generated" / "model"
+        if (cand / "model.bl14").is_file():
+            return cand
+    return None
+
+
+def read_sentences(path: str, limit: int | None) -> list[dict]:
+    from .infer import read_eval_data
+    texts, gold = read_eval_data(path)
+    items = [{"text": t, "gold": g} for t, g in zip(texts, gold)]
+    return items[:limit] if limit else items
+
+
+def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progress: bool = True) -> dict:
+    from tqdm import tqdm
+    line_max = int(dev.config.get("line_max", "0") or 0)
+    mismatches, protocol_errors, cycles = [], [], []
+    correct = 0
+    for i, it in enumerate(tqdm(items, desc="validate", unit="sentence", disable=not progress)):
+        text = " ".join(it["text"].splitlines())   # one protocol line per sentence
+        exp = ref.expect(text)
+        try:
+            ans = dev.ask(text)
+        except ProtocolError as exc:
+            protocol_errors.append({"index": i, "text": text, "error": str(exc)})
+            break   # the link is out of step: later answers would be misattributed
+        if line_max and len(text.encode("utf-8")) > line_max:
+            ok = ans.line.startswith("error=too_long")
+            diffs = [] if ok else [f"answer {ans.line!r}, expected error=too_long"]
+        else:
+            diffs = compare(ans, exp, dump)
+        if ans.kind == "intent" and "cycles" in ans.fields:
+            cycles.append(int(ans.fields["cycles"]))
+        if ans.fields.get("intent") == it["gold"]:
+            correct += 1
+        if diffs:
+            mismatches.append({"index": i, "text": text, "answer": ans.line, "expected": exp.intent,
+                               "differences": diffs})
+    n = len(items)
+    answered = protocol_errors[0]["index"] if protocol_errors else n
+    return {"n": n, "answered": answered,
+            "accuracy": correct / n if n else 0.0, "matches_reference": n - len(mismatches) - len(protocol_errors),
+            "mismatches": mismatches, "protocol_errors": protocol_errors,
+            "mean_cycles": sum(cycles) / len(cycles) if cycles else None, "max_cycles": max(cycles) if cycles else None,
+            "cycles_unit": dev.config.get("cycles"), "dump": dump, "model": dev.banner.get("model"),
+            "min_score": dev.config.get("min_score")}
+
+
+def cmd_validate(args) -> int:
+    items = read_sentences(args.data, args.limit)
+    model = args.model or default_model_for(args.qemu)
+    if model is None:
+        raise UserError("--model is required (the model folder the firmware was built with)")
+    with open_link(args.port, args.qemu, args.qemu_flag, args.timeout) as ser:
+        dev = Device(ser, args.timeout)
+        try:
+            dev.read_banner()
+            dev.command(":config")
+        except ProtocolError as exc:
+            print(json.dumps({"protocol_errors": [{"error": str(exc)}]}) if args.json
+                  else f"protocol error: {exc}")
+            return 1
+        min_score = round(float(dev.config.get("min_score", "0")) * 1000)
+        ref = Reference(model, min_score)
+        if str(ref.model.max_seq_len) != dev.banner.get("max_seq_len"):
+            raise UserError(f"the firmware runs max_seq_len={dev.banner.get('max_seq_len')} but --model "
+                            f"{model} has {ref.model.max_seq_len}: pass the build's generated/model folder")
+        if dev.banner.get("model") not in (None, ref.model.name):
+            print(f"warning: the firmware runs model {dev.banner.get('model')}, --model is {ref.model.name}",
+                  file=sys.stderr)
+        if args.dump:
+            dev.command(":dump on")
+        report = validate(dev, ref, items, args.dump, progress=not args.json)
+    bad = bool(report["mismatches"] or report["protocol_errors"])
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{report['n']} sentences, model {report['model']}, min_score {report['min_score']}"
+              f"{', [CLS] bytes checked' if args.dump else ''}")
+        print(f"accuracy (intent = expected label): {report['accuracy']:.4f}")
+        print(f"answers identical to the reference: {report['matches_reference']} of {report['n']}")
+        if report["mean_cycles"] is not None:
+            print(f"cycles ({report['cycles_unit']}): mean {report['mean_cycles']:.0f}, max {report['max_cycles']}")
+        for m in report["mismatches"][:20]:
+            print(f"MISMATCH #{m['index']} {m['text']!r}: {'; '.join(m['differences'])}")
+        for p in report["protocol_errors"]:
+            print(f"PROTOCOL ERROR at #{p.get('index')} {p.get('text', '')!r}: {p['error']}")
+        print("FAILED" if bad else "OK: 0 mismatches, 0 protocol errors")
+    return 1 if bad else 0
+
+
+def _print_answer(ans: Answer) -> None:
+    for line in ans.before:
+        print(line)
+    print(ans.line)
+    if ans.cls is not None:
+        print("CLS_EMB: " + ",".join(f"0x{b:02x}" for b in ans.cls))
+
+
+def cmd_console(args) -> int:
+    with open_link(args.port, args.qemu, args.qemu_flag, args.timeout) as ser:
+        dev = Device(ser, args.timeout)
+        if args.qemu:   # a fresh boot: show the banner (a board's banner went by at its reset)
+            try:
+                dev.read_banner()
+            except ProtocolError as exc:
+                print(f"protocol error: {exc}", file=sys.stderr)
+                return 1
+            print(BANNER_PREFIX + " ".join(f"{k}={v}" for k, v in dev.banner.items()))
+        interactive = not args.send and sys.stdin.isatty()
+        if not interactive:
+            lines = args.send or [l.rstrip("\r\n") for l in sys.stdin]
+            try:
+                for line in lines:
+                    print(">> " + line, flush=True)
+                    ans = dev.ask(line)
+                    if ans.line.startswith("ok dump="):
+                        dev.dump = ans.line == "ok dump=on"
+                    _print_answer(ans)
+            except ProtocolError as exc:
+                print(f"protocol error: {exc}", file=sys.stderr)
+                return 1
+            return 0
+        return _interactive(ser)
+
+
+def _interactive(ser) -> int:
+    """Type lines, see everything the device prints (a reader thread); Ctrl-D or Ctrl-C quits."""
+    stop = threading.Event()
+
+    def reader():
+        ser.timeout = 0.2
+        while not stop.is_set():
+            try:
+                raw = ser.readline()
+            except Exception:
+                return
+            if raw:
+                sys.stdout.write(raw.decode("utf-8", errors="replace").rstrip("\r\n") + "\n")
+                sys.stdout.flush()
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    print("type a sentence or :help; Ctrl-D quits", file=sys.stderr)
+    try:
+        while True:
+            try:
+                line = input()
+            except EOFError:
+                break
+            ser.write(line.encode("utf-8") + b"\n")
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        pass
+    time.sleep(0.3)   # let the last answer arrive
+    stop.set()
+    t.join(1)
+    return 0
+
+
+def register(subparsers) -> None:
+    def link(p):
+        g = p.add_mutually_exclusive_group(required=True)
+        g.add_argument("--port", metavar="URL", help="serial port: /dev/ttyACM0, socket://127.0.0.1:PORT, ...")
+        g.add_argument("--qemu", metavar="ELF", help="boot this firmware under QEMU (QEMU boards) and talk to it")
+        p.add_argument("--qemu-flag", action="append", default=[], metavar="FLAG",
+                       help="extra QEMU argument (repeat; e.g. --qemu-flag=-icount --qemu-flag=shift=0 "
+                            "to make cycles count instructions)")
+        p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for a line")
+
+    p = subparsers.add_parser("console", help="talk to the intent firmware over its serial port",
+                              description="Interactive when stdin is a terminal; otherwise sends each stdin "
+                                          "line (or each --send TEXT) and prints its answer.")
+    link(p)
+    p.add_argument("--send", action="append", metavar="TEXT", help="send this line, print the answer (repeat)")
+    p.set_defaults(func=cmd_console)
+
+    p = subparsers.add_parser("validate", help="check the firmware's answers against the Python integer reference",
+                              description=__doc__.split("\n\n")[2])
+    link(p)
+    p.add_argument("--model", help="model folder the firmware was built with (default with --qemu: "
+                                   "BUILD/generated/model next to the ELF)")
+    p.add_argument("--data", required=True, help="JSON lines with \"text\" and \"intent\"")
+    p.add_argument("--dump", action="store_true", help="also compare the INT8 [CLS] bytes (:dump on)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--limit", type=int, help="only the first N sentences")
+    p.set_defaults(func=cmd_validate)
