@@ -303,7 +303,7 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             "accuracy": correct / n if n else 0.0, "matches_reference": n - len(mismatches) - len(protocol_errors),
             "mismatches": mismatches, "protocol_errors": protocol_errors,
             "mean_cycles": sum(cycles) / len(cycles) if cycles else None, "max_cycles": max(cycles) if cycles else None,
-            "cycles_unit": dev.config.get("cycles"), "dump": dump, "model": dev.banner.get("model"),
+            "cycles_unit": dev.config.get("cycles"), "dump": dump, "model": dev.config.get("model"),
             "min_score": dev.config.get("min_score")}
 
 
@@ -315,7 +315,10 @@ def cmd_validate(args) -> int:
     with open_link(args.port, args.qemu, args.qemu_flag, args.timeout) as ser:
         dev = Device(ser, args.timeout)
         try:
-            dev.read_banner()
+            if args.qemu:   # a fresh boot prints its banner; a board printed it at its reset
+                dev.read_banner()
+            else:
+                ser.reset_input_buffer()
             dev.command(":config")
         except ProtocolError as exc:
             print(json.dumps({"protocol_errors": [{"error": str(exc)}]}) if args.json
@@ -323,11 +326,11 @@ def cmd_validate(args) -> int:
             return 1
         min_score = round(float(dev.config.get("min_score", "0")) * 1000)
         ref = Reference(model, min_score)
-        if str(ref.model.max_seq_len) != dev.banner.get("max_seq_len"):
-            raise UserError(f"the firmware runs max_seq_len={dev.banner.get('max_seq_len')} but --model "
+        if str(ref.model.max_seq_len) != dev.config.get("max_seq_len"):
+            raise UserError(f"the firmware runs max_seq_len={dev.config.get('max_seq_len')} but --model "
                             f"{model} has {ref.model.max_seq_len}: pass the build's generated/model folder")
-        if dev.banner.get("model") not in (None, ref.model.name):
-            print(f"warning: the firmware runs model {dev.banner.get('model')}, --model is {ref.model.name}",
+        if dev.config.get("model") != ref.model.name:
+            print(f"warning: the firmware runs model {dev.config.get('model')}, --model is {ref.model.name}",
                   file=sys.stderr)
         if args.dump:
             dev.command(":dump on")

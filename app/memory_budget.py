@@ -1,0 +1,75 @@
+"""Build-time memory budget of the intent firmware (run by app/CMakeLists.txt after linking).
+
+    python memory_budget.py ELF --objdump OBJDUMP --flash-budget BYTES --ram-budget BYTES --out JSON
+
+Flash = every section loaded into the image (vectors, code, constants and the model's weights and
+vocabulary, the .data initialisers). Static RAM = every allocated section that lives in RAM: .data,
+.bss (the FreeRTOS heap, from which task stacks come, is in .bss), .dtcmram (the bertl14 work
+buffer) and .stack (the main stack), over all RAM regions. A budget of 0 is not checked.
+Prints the figures, writes them to JSON and, over budget, deletes the ELF and exits 1 so the build
+fails (and is redone next time).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "west_commands"))
+from bertl14_west.memory import elf_sections  # noqa: E402
+
+
+def usage(sections: list[dict]) -> dict:
+    flash = {s["name"]: s["size"] for s in sections if s["alloc"] and s["load"] and s["size"]}
+    ram = {s["name"]: s["size"] for s in sections
+           if s["alloc"] and s["size"] and (not s["load"] or s["vma"] != s["lma"])}
+    return {"flash": sum(flash.values()), "ram": sum(ram.values()), "flash_sections": flash, "ram_sections": ram}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("elf", type=Path)
+    p.add_argument("--objdump", default="arm-none-eabi-objdump")
+    p.add_argument("--flash-budget", type=int, default=0)
+    p.add_argument("--ram-budget", type=int, default=0)
+    p.add_argument("--board", default="")
+    p.add_argument("--out", type=Path)
+    a = p.parse_args(argv)
+    try:
+        u = usage(elf_sections(a.objdump, a.elf))
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"memory budget: cannot read {a.elf} with {a.objdump}: {exc}", file=sys.stderr)
+        return 1
+    u.update(flash_budget=a.flash_budget, ram_budget=a.ram_budget, board=a.board)
+
+    def line(what, used, budget):
+        if not budget:
+            return f"  {what:<11} {used:>9,} B (no budget set)"
+        return f"  {what:<11} {used:>9,} B of {budget:>9,} B budget ({100.0 * used / budget:5.1f}%)"
+
+    parts = ", ".join(f"{k} {v:,}" for k, v in u["ram_sections"].items())
+    print(f"memory budget ({a.board or a.elf.name}):")
+    print(line("flash", u["flash"], a.flash_budget))
+    print(line("static RAM", u["ram"], a.ram_budget) + f"  [{parts}]")
+    over = []
+    if a.flash_budget and u["flash"] > a.flash_budget:
+        over.append(f"flash {u['flash']:,} B > {a.flash_budget:,} B (CONFIG_APP_FLASH_BUDGET): prune heads "
+                    "(CONFIG_BERTL14_PRUNE_HEADS), use INT4 embeddings or a smaller model")
+    if a.ram_budget and u["ram"] > a.ram_budget:
+        over.append(f"static RAM {u['ram']:,} B > {a.ram_budget:,} B (CONFIG_APP_RAM_BUDGET): lower "
+                    "CONFIG_BERTL14_MAX_SEQ_LEN, CONFIG_APP_FREERTOS_HEAP_SIZE, CONFIG_APP_RX_BUFFER or the stacks")
+    u["ok"] = not over
+    if a.out:
+        a.out.write_text(json.dumps(u, indent=2) + "\n")
+    if over:
+        for o in over:
+            print(f"error: memory budget exceeded: {o}", file=sys.stderr)
+        a.elf.unlink(missing_ok=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

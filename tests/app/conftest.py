@@ -1,0 +1,46 @@
+"""Fixtures of the intent-firmware tests (issue 6); helpers in apphelpers.py."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from apphelpers import QEMU_TIMEOUT, REPO, build_firmware, west
+
+
+@pytest.fixture(scope="session", autouse=True)
+def west_workspace():
+    """The repository must be the manifest of a west workspace (`west init -l`), as `make test` sets up."""
+    if subprocess.run([sys.executable, "-c", "import west"], capture_output=True).returncode:
+        pytest.skip("west is not installed (pip install -e .[dev])")
+    if west("topdir").returncode != 0:
+        init = subprocess.run([sys.executable, "-m", "west", "init", "-l", str(REPO)], cwd=REPO.parent,
+                              capture_output=True, text=True)
+        assert init.returncode == 0, init.stderr
+
+
+@pytest.fixture(scope="session", params=["none", "freertos"])
+def firmware(request, tmp_path_factory) -> Path:
+    """firmware.elf of the mps2_an500 build, bare-metal and FreeRTOS."""
+    return build_firmware(tmp_path_factory, request.param) / "firmware.elf"
+
+
+@pytest.fixture
+def device(firmware):
+    """A fresh boot of the firmware under QEMU (killed afterwards), banner read."""
+    from bertl14_tools.serial import Device, open_link
+    with open_link(qemu=str(firmware), timeout=QEMU_TIMEOUT) as ser:
+        dev = Device(ser, QEMU_TIMEOUT)
+        dev.read_banner()
+        yield dev
+
+
+@pytest.fixture
+def reference(firmware):
+    """The Python integer reference on the model the build converted (min_score of the firmware's Kconfig)."""
+    from bertl14_tools.serial import Reference
+    config = (firmware.parent / ".config").read_text()
+    min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
+    return Reference(firmware.parent / "generated" / "model", min_score)
