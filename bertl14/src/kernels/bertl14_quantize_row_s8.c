@@ -107,19 +107,7 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
 
 void bertl14_widen_s8_s16(const int8_t *x, uint32_t count, int16_t *y)
 {
-    uint32_t i = 0;
-#if defined(BERTL14_USE_DSP)
-    for (; i + 4 <= count; i += 4) {
-        uint32_t w = bertl14_ld32(x + i);
-        uint32_t even = __sxtb16(w);            /* x0, x2 */
-        uint32_t odd = __sxtb16(bertl14_ror8(w));   /* x1, x3 */
-        uint32_t lo = (even & 0xFFFFu) | (odd << 16);
-        uint32_t hi = (even >> 16) | (odd & 0xFFFF0000u);
-        memcpy(y + i, &lo, 4);
-        memcpy(y + i + 2, &hi, 4);
-    }
-#endif
-    for (; i < count; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         y[i] = x[i];
     }
 }
@@ -129,7 +117,15 @@ void bertl14_widen_block_s8_s16(const int8_t *rows, uint32_t tokens, uint32_t n,
     const uint32_t n4 = n & ~3u, tail = n - n4;
     for (uint32_t c = 0; c < n4; c += 4) {                       /* chunk c of every token, in order */
         for (uint32_t t = 0; t < tokens; t++, blk += 4) {
+#if defined(BERTL14_USE_DSP)
+            const uint32_t w = bertl14_ld32(rows + t * n + c);
+            const uint32_t even = __sxtb16(w), odd = __sxtb16(bertl14_ror8(w));   /* (x0, x2), (x1, x3) */
+            const uint32_t lo = (even & 0xFFFFu) | (odd << 16), hi = (even >> 16) | (odd & 0xFFFF0000u);
+            memcpy(blk, &lo, 4);
+            memcpy(blk + 2, &hi, 4);
+#else
             bertl14_widen_s8_s16(rows + t * n + c, 4, blk);
+#endif
         }
     }
     for (uint32_t t = 0; t < tokens; t++, blk += tail) {
