@@ -183,6 +183,9 @@ static void cmd_stats(void)
     put_kv("work_buffer_used", intent_work_buffer_high_water());
     put_kv("stack_used", stack_used());
     put_kv("stack_size", stack_size());
+#if defined(CONFIG_APP_RTOS_FREERTOS)
+    put_kv("heap_free_min", (uint32_t)xPortGetMinimumEverFreeHeapSize());
+#endif
     console_puts(" cycles_unit=");
     console_puts(intent_cycles_unit());
     console_puts("\r\n");
