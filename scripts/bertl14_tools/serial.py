@@ -32,7 +32,7 @@ BANNER_PREFIX = "bertl14 ready "
 ANSWER_PREFIXES = ("intent=", "error=", "ok ")
 DEFAULT_TIMEOUT = 20.0
 SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bedroom",
-                "set a timer for five minutes", "what's the capital of France"]
+                "set a timer for five minutes", "tell me a joke"]
 
 
 def parse_fields(line: str) -> dict[str, str]:
@@ -371,21 +371,29 @@ def cmd_console(args) -> int:
                 print(f"protocol error: {exc}", file=sys.stderr)
                 return 1
             print(BANNER_PREFIX + " ".join(f"{k}={v}" for k, v in dev.banner.items()))
-        interactive = not args.send and sys.stdin.isatty()
-        if not interactive:
-            lines = args.send or [l.rstrip("\r\n") for l in sys.stdin]
-            try:
-                for line in lines:
-                    print(">> " + line, flush=True)
-                    ans = dev.ask(line)
-                    if ans.line.startswith("ok dump="):
-                        dev.dump = ans.line == "ok dump=on"
-                    _print_answer(ans)
-            except ProtocolError as exc:
-                print(f"protocol error: {exc}", file=sys.stderr)
-                return 1
-            return 0
-        return _interactive(ser)
+        first = (SAMPLE_LINES if args.samples else []) + (args.send or [])
+        try:
+            _send_lines(dev, first)
+            if args.send:
+                return 0
+            if sys.stdin.isatty():
+                return _interactive(ser)
+            _send_lines(dev, (l.rstrip("\r\n") for l in sys.stdin))
+        except ProtocolError as exc:
+            print(f"protocol error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+
+
+def _send_lines(dev: Device, lines) -> None:
+    """Send each line, wait for its answer and print both."""
+    for line in lines:
+        print(">> " + line, flush=True)
+        ans = dev.ask(line)
+        if ans.line.startswith("ok dump="):
+            dev.dump = ans.line == "ok dump=on"
+        _print_answer(ans)
+        sys.stdout.flush()
 
 
 def _interactive(ser) -> int:
@@ -433,10 +441,13 @@ def register(subparsers) -> None:
         p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for a line")
 
     p = subparsers.add_parser("console", help="talk to the intent firmware over its serial port",
-                              description="Interactive when stdin is a terminal; otherwise sends each stdin "
-                                          "line (or each --send TEXT) and prints its answer.")
+                              description="Sends the --samples and --send lines first, printing each answer; "
+                                          "then, unless --send was given, is interactive when stdin is a terminal "
+                                          "and otherwise sends each stdin line.")
     link(p)
-    p.add_argument("--send", action="append", metavar="TEXT", help="send this line, print the answer (repeat)")
+    p.add_argument("--send", action="append", metavar="TEXT", help="send this line, print the answer (repeat), exit")
+    p.add_argument("--samples", action="store_true",
+                   help="first send a few sample sentences (" + "; ".join(SAMPLE_LINES) + ")")
     p.set_defaults(func=cmd_console)
 
     p = subparsers.add_parser("validate", help="check the firmware's answers against the Python integer reference",
