@@ -140,7 +140,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         per_rep = k["instructions"] / k["reps"] - (per_read if name.startswith("softmax") else 0)
         unit = "instructions_per_mac" if name.startswith("linear") else "instructions_per_element"
         kernels_out[name] = {unit: round(per_rep / k["work"], 3)}
-    return {"rows": rows, "kernels": kernels_out, "tokenize_example": {"text": "turn on the kitchen light",
+    return {"rows": rows, "kernels": kernels_out, "converted": plain_elf.parent / "generated" / "model", "tokenize_example": {"text": "turn on the kitchen light",
             "tokens": len(tok.ids or []), "instructions": tok_fine},
             "code_bytes": _code_bytes(plain_elf.parent)}
 
@@ -244,6 +244,70 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
     return rows
 
 
+# ---- host baselines: the C library vs ONNX Runtime, one thread --------------------------------
+
+def _best_us(fn, reps: int = 50) -> float:
+    """Best of `reps` runs (the least disturbed by other processes on a shared machine), microseconds."""
+    import time
+    fn()                                           # warm-up
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return round(best * 1e6, 1)
+
+
+def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bool) -> list[dict]:
+    """Per-sentence host time: bertl14 (portable C through ctypes) and ONNX Runtime fp32 / dynamic INT8
+    on the same Hugging Face model, intra- and inter-op threads 1. Skipped (note) without torch/onnxruntime."""
+    import hashlib
+    import importlib.util
+    import numpy as np
+    from . import cengine, qemu_target
+    rows = []
+    dims = model.manifest["dims"]
+    eng = cengine.CEngine(converted, max_seq_len=max(seq_lens), kernels="portable")
+    for n in seq_lens:
+        ids = _ids(model, n)
+        rows.append({"engine": "host-bertl14-c", "seq_len": n, "host_us": _best_us(lambda: eng.classify(ids)),
+                     "macs": macs(dims, n)["total"], "stages": {},
+                     "note": "portable kernels, encode + classify through ctypes"})
+    missing = [m for m in ("torch", "transformers", "onnxruntime", "onnx") if importlib.util.find_spec(m) is None]
+    if missing or model.source_dir is None:
+        print(f"bench: ONNX Runtime baseline skipped ({'missing ' + ', '.join(missing) if missing else 'no Hugging Face source folder'})",
+              file=sys.stderr)
+        return rows
+    import onnxruntime as ort
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import BertForSequenceClassification
+    out = qemu_target._cache() / f"onnx-{hashlib.sha256(str(Path(model.source_dir).resolve()).encode()).hexdigest()[:12]}"
+    out.mkdir(parents=True, exist_ok=True)
+    fp32, int8 = out / "model.onnx", out / "model-int8.onnx"
+    if not int8.exists():
+        if progress:
+            print(f"bench: exporting {model.source_dir} to ONNX in {out}", file=sys.stderr)
+        hf = BertForSequenceClassification.from_pretrained(str(model.source_dir)).eval()
+        x = torch.tensor([_ids(model, 8)])
+        torch.onnx.export(hf, (x, torch.ones_like(x), torch.zeros_like(x)), str(fp32),
+                          input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+                          dynamic_axes={k: {1: "n"} for k in ("input_ids", "attention_mask", "token_type_ids")},
+                          opset_version=17, dynamo=False)
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    for name, path in (("host-onnxruntime-fp32", fp32), ("host-onnxruntime-int8-dynamic", int8)):
+        sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        for n in seq_lens:
+            x = np.array([_ids(model, n)], dtype=np.int64)
+            feed = {"input_ids": x, "attention_mask": np.ones_like(x), "token_type_ids": np.zeros_like(x)}
+            rows.append({"engine": name, "seq_len": n, "host_us": _best_us(lambda: sess.run(None, feed)),
+                         "macs": macs(dims, n)["total"], "stages": {}})
+    return rows
+
+
 def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
@@ -271,6 +335,7 @@ def run(args) -> int:
         if not args.quiet:
             print(f"bench: {k} kernels on {args.board} (QEMU -icount shift={args.icount_shift})", file=sys.stderr)
         r = run_engine(model, k, seq_lens, args.board, args.icount_shift, not args.quiet, median)
+        converted = r["converted"]
         results += r["rows"]
         kernels[f"bertl14-{k}"] = r["kernels"]
         extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
@@ -278,6 +343,10 @@ def run(args) -> int:
         if not args.quiet:
             print("bench: float32 naive baseline", file=sys.stderr)
         results += run_float_baseline(model, seq_lens, args.board, args.icount_shift, not args.quiet)
+    if args.host:
+        if not args.quiet:
+            print("bench: host baselines (one thread)", file=sys.stderr)
+        results += run_host_baselines(model, converted, seq_lens, not args.quiet)
     fb = model.manifest.get("flash_bytes", {})
     report = {"board": args.board, "model": model.name, "icount_shift": args.icount_shift,
               "note": "ms estimates assume one instruction per cycle at 480 MHz",
@@ -315,6 +384,9 @@ def _print_table(rep: dict) -> None:
     print(f"{'engine':18s} {'tokens':>6s} {'instructions':>13s} {'MACs':>11s} {'instr/MAC':>9s} {'ms@480':>8s} "
           f"{'linear i/MAC':>12s} {'softmax i/el':>12s} {'RAM B':>8s}")
     for r in rep["results"]:
+        if "host_us" in r:
+            print(f"{r['engine']:30s} {r['seq_len']:6d} tokens  {r['host_us']:10.1f} us/sentence on the host (1 thread)")
+            continue
         lin, smx = r.get("linear_instructions_per_mac"), r.get("softmax_instructions_per_element")
         print(f"{r['engine']:18s} {r['seq_len']:6d} {r['instructions']:13d} {r['macs']:11d} "
               f"{r['instructions_per_mac']:9.3f} {r['ms_at_480mhz_1ipc']:8.2f} {'' if lin is None else lin:>12} "
@@ -336,7 +408,9 @@ def write_report(rep: dict, out: Path) -> None:
     engines = sorted({r["engine"] for r in rep["results"]})
     fig, ax = plt.subplots(figsize=(6, 4))
     for e in engines:
-        rs = [r for r in rep["results"] if r["engine"] == e and not r.get("sentence")]
+        rs = [r for r in rep["results"] if r["engine"] == e and not r.get("sentence") and "instructions" in r]
+        if not rs:
+            continue
         ax.plot([r["seq_len"] for r in rs], [r["instructions"] / 1e6 for r in rs], marker="o", label=e)
     ax.set_xlabel("tokens")
     ax.set_ylabel("M instructions / sentence")
@@ -376,6 +450,8 @@ def write_report(rep: dict, out: Path) -> None:
              "softmax instr/element | work buffer B | stack B |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rep["results"]:
+        if "host_us" in r:
+            continue
         tokens = f"{r['seq_len']} ({r['sentence']}, tokenizer included)" if r.get("sentence") else r["seq_len"]
         lines.append(f"| {r['engine']} | {tokens} | {r['instructions']:,} | {r['macs']:,} | "
                      f"{r['instructions_per_mac']} | {r['ms_at_480mhz_1ipc']} | {r.get('linear_instructions_per_mac', '')} | "
@@ -395,6 +471,30 @@ def write_report(rep: dict, out: Path) -> None:
         for n, v in ks.items():
             (unit, val), = v.items()
             lines.append(f"| {e} | {n} | {val} {unit.replace('_', ' ')} |")
+    dsp = {r["seq_len"]: r for r in rep["results"] if r["engine"] == "bertl14-dsp" and not r.get("sentence")}
+    med = next((r for r in rep["results"] if r["engine"] == "bertl14-dsp" and r.get("sentence")), None)
+    kd = rep["kernels"].get("bertl14-dsp", {})
+    lin = [v["instructions_per_mac"] for k, v in kd.items() if k.startswith("linear")]
+    smx = [v["instructions_per_element"] for k, v in kd.items() if k.startswith("softmax")]
+    rat = rep.get("ratios", [])
+    lines += ["", "## Issue 7 targets against this run (DSP kernels)", "", "| target | measured |", "|---|---|"]
+    for n in (32, 128):
+        if n in dsp:
+            lines.append(f"| <= 1.3 instructions per MAC end to end at {n} tokens | {dsp[n]['instructions_per_mac']} |")
+    if med:
+        lines.append(f"| median public English sentence <= 12 M instructions | {med['instructions']:,} ({med['seq_len']} tokens) |")
+    if 32 in dsp:
+        lines.append(f"| 32 tokens <= 48 M instructions | {dsp[32]['instructions']:,} |")
+    if lin:
+        lines.append(f"| linear kernel <= 1.0 instructions per MAC | {min(lin)} .. {max(lin)} (micro-benchmarks); "
+                     f"{', '.join(str(r['linear_instructions_per_mac']) for r in dsp.values())} in the sentences |")
+    if smx:
+        lines.append(f"| softmax <= 20 instructions per element | {min(smx)} .. {max(smx)} |")
+    if rat:
+        lines.append(f"| DSP >= 2x fewer instructions than portable | {', '.join(str(r.get('portable_over_dsp_instructions')) for r in rat)} |")
+        lines.append(f"| DSP >= 4x fewer instructions than float32, less RAM | "
+                     f"{', '.join(str(r.get('float32_over_dsp_instructions')) for r in rat)} x instructions; "
+                     f"{', '.join(str(r.get('float32_over_dsp_ram')) for r in rat)} x RAM |")
     lines += ["", "## Baselines (same model, same emulated M7)", "",
               "| tokens | portable / DSP instructions | float32 naive / DSP instructions | float32 naive / DSP RAM |",
               "|---|---|---|---|"]
@@ -404,6 +504,18 @@ def write_report(rep: dict, out: Path) -> None:
     lines += ["", "float32 naive: `bench/float32_naive` (every layer its own activation buffers, the full attention "
               "matrix, libm expf/tanhf/sqrtf; its logits match the numpy float engine within the printed "
               "0.001 rounding). RAM = activation buffers (+ stack) for bertl14 the work buffer at that length + stack."]
+    host = [r for r in rep["results"] if "host_us" in r]
+    if host:
+        lens = sorted({r["seq_len"] for r in host})
+        names = sorted({r["engine"] for r in host})
+        by = {(r["engine"], r["seq_len"]): r["host_us"] for r in host}
+        lines += ["", "## Host, one thread (microseconds per sentence, best of 50)", "",
+                  "| engine | " + " | ".join(f"{n} tokens" for n in lens) + " |", "|---|" + "---|" * len(lens)]
+        for e in names:
+            lines.append(f"| {e} | " + " | ".join(str(by.get((e, n), "")) for n in lens) + " |")
+        lines += ["", "host-bertl14-c: the library's portable kernels built with the host cc -O2, encode + classify "
+                  "called through ctypes (its overhead included); ONNX Runtime: the Hugging Face model exported "
+                  "with torch.onnx (opset 17), fp32 and `quantize_dynamic` INT8 weights, intra/inter-op threads 1."]
     fb = rep["flash_bytes"]
     lines += ["", "## Flash", "", f"- weights: {fb['weights']:,} B; vocabulary section: {fb['vocabulary']:,} B" if fb.get("weights") else "",
               "- library code (text + data of libbertl14.a): " + ", ".join(f"{e} {v:,} B" for e, v in fb["code"].items()),
@@ -421,6 +533,8 @@ def register(subparsers) -> None:
     p.add_argument("--icount-shift", type=int, default=7, help="QEMU -icount shift (7: exact counts; 0 also works)")
     p.add_argument("--no-baseline", dest="baseline", action="store_false",
                    help="skip the float32 naive baseline (bench/float32_naive)")
+    p.add_argument("--no-host", dest="host", action="store_false",
+                   help="skip the host baselines (bertl14 C vs ONNX Runtime fp32 / dynamic INT8, one thread)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the contract in issue 7)")
     p.add_argument("--report", metavar="DIR", help="also write DIR/benchmarks.md and PNG plots")
     p.add_argument("--quiet", action="store_true")
