@@ -66,7 +66,8 @@ def main(argv=None) -> int:
     if over:
         for o in over:
             print(f"error: memory budget exceeded: {o}", file=sys.stderr)
-        a.elf.unlink(missing_ok=True)
+        for ext in (".elf", ".bin", ".hex"):   # so the next build links (and checks) again
+            a.elf.with_suffix(ext).unlink(missing_ok=True)
         return 1
     return 0
 
