@@ -446,6 +446,14 @@ def write_report(rep: dict, out: Path) -> None:
              "Instruction counts are exact and deterministic; **the ms column assumes one instruction per cycle "
              "at 480 MHz** (an estimate, not a measurement on hardware).", "",
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`).", "",
+             "How it is measured: the test image `tests/target` (the library, the converted model, polled UART) "
+             "runs under `qemu-system-arm -M mps2-an500 -icount shift=S`. Every guest instruction advances "
+             "virtual time by 2^S ns; the image reads the 25 MHz CMSDK TIMER0 around each timed interval and "
+             "converts that interval alone to instructions (40 / 2^S per tick, rounded): with S = 7 a tick is "
+             "0.31 instruction, so each interval's count is exact and runs are bit-for-bit repeatable (S = 0 "
+             "quantizes each interval to 40). Totals come from an image without stage hooks; the stage "
+             "breakdown from one built with `BERTL14_PROFILE` (bertl14_profile.h), the hooks' own measured "
+             "cost subtracted per entry. Tokens: [CLS] + words of a real command, repeated + [SEP].", "",
              "| engine | tokens | instructions | MACs | instr/MAC | ms @480 MHz (1 IPC) | linear instr/MAC | "
              "softmax instr/element | work buffer B | stack B |",
              "|---|---|---|---|---|---|---|---|---|---|"]
