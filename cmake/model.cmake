@@ -31,14 +31,20 @@ function(bertl14_add_model target)
   endif()
   set(_out ${BERTL14_GENERATED_DIR}/model)
   file(GLOB_RECURSE _model_files CONFIGURE_DEPENDS "${_model}/*")
+  # The converter rewrites a generated file only when its bytes change (so an unchanged model does not
+  # recompile) and touches manifest.json on every run: manifest.json is the step's stamp.
   add_custom_command(
-    OUTPUT ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_config.h
+    OUTPUT ${_out}/manifest.json
+    BYPRODUCTS ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_config.h
     COMMAND ${_convert} convert --model ${_model} --out ${_out}
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
             --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH}
     DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG}
     COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH}"
     VERBATIM)
+  # the step runs before any of the target's sources compile (they may include bertl14_config.h)
+  add_custom_target(${target}_model DEPENDS ${_out}/manifest.json)
+  add_dependencies(${target} ${target}_model)
   target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c)
   target_include_directories(${target} PRIVATE ${_out})
   if(NOT TARGET bertl14)
