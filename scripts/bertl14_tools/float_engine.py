@@ -66,9 +66,10 @@ class FloatResult:
         return None if self.logits is None else int(np.argmax(self.logits))
 
 
-def forward(fm: FloatModel, ids, gelu: str = "erf", trace: bool = False) -> FloatResult:
-    """One sequence of token ids (with [CLS] ... [SEP]) through the float model, in float64."""
-    act = GELUS[gelu]
+def forward(fm: FloatModel, ids, gelu: str | None = None, trace: bool = False) -> FloatResult:
+    """One sequence of token ids (with [CLS] ... [SEP]) through the float model, in float64.
+    `gelu` overrides the checkpoint's own GELU ("erf" or "tanh")."""
+    act = GELUS[gelu or fm.gelu]
     f64 = lambda a: np.asarray(a, np.float64)  # noqa: E731
     ids = np.asarray(ids, np.int64)
     n, d = len(ids), fm.head_dim

@@ -56,6 +56,7 @@ class FloatModel:
     cls_b: np.ndarray | None = None
     labels: list[str] = field(default_factory=list)
     name: str = "model"
+    gelu: str = "erf"                      # the checkpoint's GELU: "erf" (HF "gelu") or "tanh" (gelu_new & co.)
 
     @property
     def head_dim(self) -> int:

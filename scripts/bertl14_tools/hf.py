@@ -355,6 +355,7 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
         tokenize_chinese_chars=tok["tokenize_chinese_chars"],
         pooler_w=pooler_w, pooler_b=pooler_b, cls_w=cls_w, cls_b=cls_b, labels=labels,
         name=_model_name(folder),
+        gelu="erf" if cfg.get("hidden_act", "gelu") == "gelu" else "tanh",
     )
 
 
