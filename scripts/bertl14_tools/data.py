@@ -8,11 +8,13 @@ to, areas, floors, wildcard phrases); numbers are written as digits or as words.
 its slots as structured values (`{"name": ..., "area": ...}`), so a later pass can mask names.
 
 A sentence produced under two intents is dropped from both and counted. Out-of-domain sentences
-(`data/ood-<lang>.txt`, ours) become the `none` class; a third of them is held out in `ood.jsonl` to
-measure the false-accept rate. Same arguments and seed, same files, byte for byte.
+(`data/ood-<lang>.txt`, ours) become the `none` class, split by a hash of the sentence: half for
+training, a quarter in the validation split (it chooses the score threshold and the model), a quarter
+held out in `ood.jsonl` (the out-of-domain test set: measured, never used to choose anything). Same arguments and seed, same files, byte for byte.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -242,6 +244,18 @@ def block_domains(data) -> set[str]:
     return found
 
 
+def ood_part(text: str) -> str:
+    """The split an out-of-domain sentence belongs to, from a hash of its normalized text: a quarter
+    `test` (ood.jsonl, only measured), a quarter `validation` (chooses the score threshold and the model),
+    half `train`. Independent of the seed and of the other sentences, so adding sentences to the file
+    never moves an existing one to another split."""
+    digest = hashlib.sha256(normalize(text).encode("utf-8")).digest()
+    return OOD_PARTS[digest[0] % len(OOD_PARTS)]
+
+
+OOD_PARTS = ("test", "validation", "train", "train")
+
+
 @dataclass
 class Dataset:
     train: list[dict]
@@ -303,22 +317,26 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     ood_eval = []
     if ood:
         kept = [t for t in ood_sentences if normalize(t) not in conflict_set]
-        order = list(range(len(kept)))
-        rng.shuffle(order)
-        n_eval = len(kept) // 3
-        eval_idx = set(order[:n_eval])
-        ood_train = [kept[i] for i in range(len(kept)) if i not in eval_idx]
-        ood_eval = [{"text": kept[i], "intent": NONE_LABEL, "slots": {}} for i in sorted(eval_idx)]
-        n_val = int(len(ood_train) * val_fraction)
-        for i, text in enumerate(ood_train):
-            (validation if i < n_val else train).append({"text": text, "intent": NONE_LABEL, "slots": {}})
-        per_intent_counts[NONE_LABEL] = len(ood_train)
+        n_ood = {}
+        for text in kept:
+            part = ood_part(text)
+            n_ood[part] = n_ood.get(part, 0) + 1
+            row = {"text": text, "intent": NONE_LABEL, "slots": {}}
+            if part == "test":
+                ood_eval.append(row)          # ood.jsonl: measured, never used to choose anything
+            elif part == "validation":
+                validation.append(row)        # out-of-domain validation: threshold and model choice
+            else:
+                train.append(row)
+        per_intent_counts[NONE_LABEL] = n_ood.get("train", 0)
     rng.shuffle(train)
     rng.shuffle(validation)
     stats = {
         "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction,
         "intent_files": list(intent_files or []), "builtin_intents": builtin,
         "intents": len(names), "train": len(train), "validation": len(validation), "ood_eval": len(ood_eval),
+        "ood_split": {"train": per_intent_counts.get(NONE_LABEL, 0),
+                      "validation": sum(r["intent"] == NONE_LABEL for r in validation), "test": len(ood_eval)},
         "conflicts_dropped": len(conflicts), "conflict_examples": conflicts[:20],
         "sentences_per_label": per_intent_counts,
     }

@@ -137,8 +137,24 @@ def test_out_of_domain_file(lang):
     assert len(keys) == len(set(keys)), "duplicate out-of-domain sentences"
     assert all(len(s) < 80 for s in sentences)
     ds = data.build_dataset(lang, per_intent=1, seed=0)
-    assert ds.stats["ood_eval"] >= 60
-    assert ds.stats["sentences_per_label"][data.NONE_LABEL] >= 120
+    split = ds.stats["ood_split"]
+    assert split["test"] == ds.stats["ood_eval"] >= 100 and split["validation"] >= 100 and split["train"] >= 240
+    assert split["train"] == ds.stats["sentences_per_label"][data.NONE_LABEL]
+
+
+def test_out_of_domain_split_is_three_way_stable_and_seed_free():
+    a = data.build_dataset("en", per_intent=1, seed=0)
+    b = data.build_dataset("en", per_intent=1, seed=7)
+    parts = {}
+    for name, rows in (("train", a.train), ("validation", a.validation), ("test", a.ood_eval)):
+        parts[name] = {r["text"] for r in rows if r["intent"] == data.NONE_LABEL}
+    assert not parts["train"] & parts["validation"] and not parts["train"] & parts["test"] \
+        and not parts["validation"] & parts["test"]
+    assert {r["text"] for r in b.ood_eval} == parts["test"]            # the seed never moves a sentence
+    for name, texts in parts.items():                                   # nor do other sentences: a hash each
+        assert all(data.ood_part(t) == name for t in texts)
+    shares = {name: len(texts) / sum(map(len, parts.values())) for name, texts in parts.items()}
+    assert 0.18 < shares["test"] < 0.32 and 0.18 < shares["validation"] < 0.32
 
 
 @pytest.mark.parametrize("lang", data.LANGUAGES)

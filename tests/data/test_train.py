@@ -20,11 +20,25 @@ def test_arch_parsing_and_flash_estimate():
     assert estimate_flash(4, 96, 256, 2000, 43)["total"] < 1 << 20
 
 
+def test_threshold_rule_is_best_validation_accuracy_within_the_false_accept_bound():
+    from bertl14_tools.train import MAX_VAL_FALSE_ACCEPT, choose_threshold
+    table = [{"min_score": 0.0, "in_domain_accuracy": 0.99, "ood_false_accept": 0.20},
+             {"min_score": 0.5, "in_domain_accuracy": 0.98, "ood_false_accept": MAX_VAL_FALSE_ACCEPT},
+             {"min_score": 0.6, "in_domain_accuracy": 0.98, "ood_false_accept": 0.05},
+             {"min_score": 0.9, "in_domain_accuracy": 0.90, "ood_false_accept": 0.01}]
+    chosen = choose_threshold(table)
+    assert chosen["min_score"] == 0.5 and chosen["meets_rule"]
+    # nothing within the bound: the fewest false accepts, flagged
+    worse = [dict(r, ood_false_accept=r["ood_false_accept"] + 0.1) for r in table]
+    chosen = choose_threshold(worse)
+    assert chosen["min_score"] == 0.9 and not chosen["meets_rule"]
+
+
 def test_tiny_training_run(tmp_path):
     pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
     pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install -e '.[train]')")
-    ds = data.build_dataset("zh-CN", per_intent=8, seed=0)
+    ds = data.build_dataset("zh-CN", per_intent=10, seed=0)   # one validation sentence an intent
     data.write_dataset(ds, tmp_path / "ds")
     out = tmp_path / "model"
     assert main(["train", "--data", str(tmp_path / "ds"), "--arch", "tiny", "--out", str(out), "--epochs", "1",
@@ -40,7 +54,11 @@ def test_tiny_training_run(tmp_path):
     calib = [json.loads(line) for line in (out / "calibration.jsonl").open(encoding="utf-8")]
     train_texts = {r["text"] for r in ds.train}
     assert 0 < len(calib) <= 50 and all(c["text"] in train_texts for c in calib)
-    assert "bertl14 train --data" in (out / "MODEL_CARD.md").read_text()
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "bertl14 train --data" in card and "Selection rule" in card
+    info = json.loads((out / "training.json").read_text())
+    sel = info["results"]["selection"]
+    assert info["min_score"] == sel["min_score"] and sel["ood_validation"] > 0 and sel["in_domain_validation"] > 0
     # the converter reads the folder without torch
     from bertl14_tools.hf import load_hf
     fm = load_hf(out)
