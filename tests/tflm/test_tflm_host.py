@@ -1,0 +1,88 @@
+"""GeluApprox through the tflite-micro Python runtime (issue 8 / seed 000 acceptance on the host)."""
+import math
+
+import numpy as np
+import pytest
+
+SEED_X = np.array([[-2.0, -1.0, 0.0, 1.0, 2.0]], np.float32)
+SEED_Y = np.array([-0.0455, -0.1587, 0.0, 0.8413, 1.9545])       # the seed's expected outputs
+_erf = np.vectorize(math.erf)
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1.0 + _erf(np.asarray(x, np.float64) / math.sqrt(2.0)))
+
+
+def gelu_tanh(x):
+    x = np.asarray(x, np.float64)
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def test_model_writer_round_trip(make_model):
+    import make_model as mm
+    s = mm._schema()
+    model = s.ModelT.InitFromObj(s.Model.GetRootAsModel(make_model("int8", (2, 3)), 0))
+    code = model.operatorCodes[0]
+    assert code.builtinCode == s.BuiltinOperator.CUSTOM and code.customCode == b"GeluApprox"
+    graph = model.subgraphs[0]
+    assert [t.type for t in graph.tensors] == [s.TensorType.INT8] * 2
+    assert list(graph.tensors[0].shape) == [2, 3] and graph.operators[0].inputs.tolist() == [0]
+    assert graph.tensors[1].quantization.scale[0] == pytest.approx(8 / 127)
+
+
+def test_seed_values(run_model, make_model):
+    rc, y, log = run_model(make_model("float32", SEED_X.shape), SEED_X)
+    assert rc == 0, log
+    np.testing.assert_allclose(y[0], SEED_Y, atol=1e-3)                # the seed's figures
+    np.testing.assert_allclose(y[0], gelu_tanh(SEED_X[0]), atol=1e-6)  # exactly the tanh formula
+    assert abs(y[0, 1] - (-0.1588)) < 6e-5 and abs(y[0, 4] - 1.9546) < 6e-5
+
+
+def test_float_error_vs_erf_gelu(run_model, make_model):
+    x = np.linspace(-8, 8, 10000, dtype=np.float32).reshape(1, -1)
+    rc, y, log = run_model(make_model("float32", x.shape), x)
+    assert rc == 0, log
+    err = np.abs(y[0] - gelu_erf(x[0]))
+    assert err.max() < 1e-3, f"max |GeluApprox - erf GELU| = {err.max():.2e} at x = {x[0, err.argmax()]}"
+    assert np.abs(y[0] - gelu_tanh(x[0])).max() < 1e-5
+
+
+@pytest.mark.parametrize("in_scale,in_zp,out_scale,out_zp", [
+    (8 / 127, 0, 8 / 127, 0),                 # symmetric [-8, 8]
+    (6 / 255, -43, (4 + 0.17) / 255, -87),    # asymmetric: input [-3, 3], output [-0.17, 4]
+])
+def test_int8_within_one_lsb(run_model, make_model, in_scale, in_zp, out_scale, out_zp):
+    q = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+    model = make_model("int8", q.shape, in_scale=in_scale, in_zero_point=in_zp,
+                       out_scale=out_scale, out_zero_point=out_zp)
+    rc, y, log = run_model(model, q)
+    assert rc == 0, log
+    x = in_scale * (q[0].astype(np.float64) - in_zp)
+    exact = np.clip(np.round(gelu_erf(x) / out_scale) + out_zp, -128, 127)
+    diff = np.abs(y[0].astype(np.int32) - exact)
+    assert diff.max() <= 1, f"{int(diff.max())} LSB at code {int(q[0, diff.argmax()])}"
+    assert y.dtype == np.int8
+
+
+def test_unknown_op_name_is_tflm_error(run_model, make_model):
+    rc, y, log = run_model(make_model("float32", (1, 5), op_name="GeluAprox"), SEED_X)
+    assert rc == 1, log               # a clean error, not a signal
+    assert "Failed to get registration" in log and "tflite-micro error" in log
+
+
+def test_unregistered_op_is_tflm_error(run_model, make_model):
+    rc, _, log = run_model(make_model("float32", (1, 5)), SEED_X, register=False)
+    assert rc == 1 and "Failed to get registration" in log, log
+
+
+@pytest.mark.parametrize("dtype,x", [("int16", np.zeros((1, 5), np.int16)),
+                                      ("float16", np.zeros((1, 5), np.float16))])
+def test_wrong_type_is_prepare_error(run_model, make_model, dtype, x):
+    rc, _, log = run_model(make_model(dtype, (1, 5)), x)
+    assert rc == 1, log
+    assert f"GeluApprox: input type {dtype}" in log and "failed to prepare" in log
+
+
+def test_mismatched_output_type_is_prepare_error(run_model, make_model):
+    rc, _, log = run_model(make_model("float32", (1, 5), out_dtype="int8"), SEED_X)
+    assert rc == 1 and "GeluApprox: output type int8" in log, log
