@@ -1,7 +1,9 @@
 """`bertl14 report`: per-intent precision/recall/F1, a confusion matrix and an accuracy/memory trade-off plot.
 
 The model is evaluated with the integer reference (or `--engine c|float`) through the converter, so
-the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point.
+the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point. With the
+model's shipped `min_score` (or `--min-score`) it also gives the accuracy the device answers with
+(a score under the threshold answers `none`) and, with `--ood FILE`, the out-of-domain false-accept rate.
 """
 from __future__ import annotations
 
@@ -70,12 +72,34 @@ def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
     return (int(flash) if flash is not None else None), (int(ram) if ram is not None else None)
 
 
-def predict_all(model, engine: str, texts: list[str]) -> list[str]:
+def predict_scored(model, engine: str, texts: list[str]) -> list[tuple[str, float]]:
+    """(label, score) of every text; integer engines give the device's score (thousandths)."""
     from tqdm import tqdm
     from .infer import make_engine
     eng = make_engine(engine, model)
-    return [model.labels[eng.predict(model.encode(t)).label]
-            for t in tqdm(texts, desc=f"predict ({engine})", unit="sent", leave=False)]
+    out = []
+    for t in tqdm(texts, desc=f"predict ({engine})", unit="sent", leave=False):
+        p = eng.predict(model.encode(t))
+        out.append((model.labels[p.label], p.score))
+    return out
+
+
+def predict_all(model, engine: str, texts: list[str]) -> list[str]:
+    return [label for label, _ in predict_scored(model, engine, texts)]
+
+
+def apply_min_score(scored: list[tuple[str, float]], min_score: float) -> list[str]:
+    """The device's answer: the label when its score reaches min_score, else `none`."""
+    return [label if score >= min_score - 1e-9 else "none" for label, score in scored]
+
+
+def shipped_min_score(model_dir) -> float | None:
+    """`min_score` of a model folder (training.json, written by `bertl14 train`), or None."""
+    path = Path(model_dir) / "training.json"
+    if not path.exists():
+        return None
+    value = json.loads(path.read_text(encoding="utf-8")).get("min_score")
+    return None if value is None else float(value)
 
 
 def run(args) -> int:
@@ -87,8 +111,18 @@ def run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     texts, gold = read_eval_data(args.data)
     model = open_model(args.model)
-    pred = predict_all(model, args.engine, texts)
+    scored = predict_scored(model, args.engine, texts)
+    pred = [label for label, _ in scored]
     acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
+    min_score = args.min_score if args.min_score is not None else (shipped_min_score(args.model) or 0.0)
+    at_threshold = {"min_score": min_score,
+                    "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, min_score))) / len(gold)}
+    if args.ood:
+        ood_texts, _ = read_eval_data(args.ood)
+        ood_scored = predict_scored(model, args.engine, ood_texts)
+        for key, t in (("ood_false_accept_no_threshold", 0.0), ("ood_false_accept", min_score)):
+            accepted = sum(p != "none" for p in apply_min_score(ood_scored, t))
+            at_threshold[key] = {"n": len(ood_texts), "accepted": accepted, "rate": accepted / len(ood_texts)}
     rows = per_label_scores(gold, pred)
     name = Path(args.model).name
     (out / "per_intent.md").write_text(f"# {name} on {Path(args.data).name} ({args.engine} engine)\n\n"
@@ -108,10 +142,14 @@ def run(args) -> int:
                                "accuracy": sum(g == q for g, q in zip(gold, p)) / len(gold)})
         tradeoff_png(points, out / "tradeoff.png", name)
     summary = {"model": str(args.model), "data": str(args.data), "engine": args.engine, "n": len(gold),
-               "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "tradeoff": points}
+               "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "at_min_score": at_threshold,
+               "ood": args.ood, "tradeoff": points}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; per_intent.md, confusion.png"
-          + (", tradeoff.png" if points else ""))
+    ood = at_threshold.get("ood_false_accept")
+    print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; at min_score {min_score}: accuracy "
+          f"{at_threshold['accuracy']:.4f}" + (f", out-of-domain false accepts {ood['accepted']}/{ood['n']} = "
+                                              f"{ood['rate']:.4f}" if ood else "")
+          + "; per_intent.md, confusion.png" + (", tradeoff.png" if points else ""))
     return 0
 
 
@@ -150,4 +188,8 @@ def register(subparsers) -> None:
     p.add_argument("--engine", default="ref", choices=["ref", "c", "float"])
     p.add_argument("--seq-lens", type=int, nargs="+", default=[16, 32, 64])
     p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
+    p.add_argument("--min-score", type=float,
+                   help="score threshold (default: the model's shipped min_score from training.json, else 0)")
+    p.add_argument("--ood", metavar="FILE.jsonl",
+                   help="out-of-domain sentences (intent none): false-accept rate with and without min_score")
     p.set_defaults(func=run)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bertl14_tools.report import confusion_png, markdown_table, per_label_scores
+from bertl14_tools.report import apply_min_score, confusion_png, markdown_table, per_label_scores
 
 
 def test_per_label_scores():
@@ -23,3 +23,9 @@ def test_confusion_png(tmp_path):
     path = tmp_path / "c.png"
     confusion_png(["a", "b", "b"], ["a", "a", "b"], path, "t")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_min_score_answers_none_like_the_device():
+    scored = [("a", 0.9), ("b", 0.55), ("none", 0.99), ("c", 0.549)]
+    assert apply_min_score(scored, 0.55) == ["a", "b", "none", "none"]
+    assert apply_min_score(scored, 0.0) == ["a", "b", "none", "c"]
