@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Cortex-M7 cost of GeluApprox: build a TFLM image for mps2_an500 with and without the op, compare
+flash (arm-none-eabi-size) and time Invoke of a 32 x 512 activation under QEMU -icount shift=0.
+
+    python integrations/tflm/tflm_m7.py            # prints a JSON report
+
+Compiler: arm-none-eabi-g++ -O2 -mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard (the board's
+flags), newlib-nano; startup, UART/timer code and linker script of the workspace's mps2 platform
+(app/src/platform/mps2, cmake/linker/cortex_m.ld, MEMORY from boards/arm/mps2_an500/board.yml).
+Only the TFLM files the interpreter needs are compiled (TFLM_SOURCES), two at a time, objects cached
+in ~/.cache/bertl14/tflm/m7. Counting: with -icount shift=0 QEMU advances virtual time 1 ns per
+instruction and TIMER0 ticks at 25 MHz, so instructions = ticks * 40 (+-40).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+import make_model
+import tflm_host
+from tflm_host import HERE, REPO, cache_dir, compile_objects, find_tflm
+
+BOARD = REPO / "boards" / "arm" / "mps2_an500"
+PLATFORM = REPO / "app" / "src" / "platform" / "mps2"
+CPU = ["-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
+COMMON = CPU + ["-O2", "-ffunction-sections", "-fdata-sections", "-DTF_LITE_STATIC_MEMORY=1",
+                "-DCONFIG_APP_UART_BAUDRATE=115200", "-DCONFIG_APP_RX_BUFFER=64",
+                "-DBOARD_MPS2_AN500=1"]
+CXXFLAGS = COMMON + ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics",
+                     "-fno-use-cxa-atexit", "-Wno-psabi"]
+TFLM_SOURCES = [f"tensorflow/lite/{s}" for s in (
+    "micro/micro_interpreter.cc", "micro/micro_interpreter_context.cc", "micro/micro_interpreter_graph.cc",
+    "micro/micro_allocator.cc", "micro/micro_allocation_info.cc", "micro/micro_context.cc",
+    "micro/micro_log.cc", "micro/micro_utils.cc", "micro/memory_helpers.cc", "micro/flatbuffer_utils.cc",
+    "micro/micro_op_resolver.cc", "micro/micro_resource_variable.cc", "micro/micro_profiler.cc",
+    "micro/micro_time.cc",
+    "micro/arena_allocator/single_arena_buffer_allocator.cc",
+    "micro/arena_allocator/persistent_arena_buffer_allocator.cc",
+    "micro/arena_allocator/non_persistent_arena_buffer_allocator.cc",
+    "micro/memory_planner/greedy_memory_planner.cc", "micro/memory_planner/linear_memory_planner.cc",
+    "micro/tflite_bridge/flatbuffer_conversions_bridge.cc", "micro/tflite_bridge/micro_error_reporter.cc",
+    "micro/kernels/kernel_util.cc",
+    "core/api/flatbuffer_conversions.cc", "core/api/tensor_utils.cc", "../compiler/mlir/lite/core/api/error_reporter.cc",
+    "core/c/common.cc", "../compiler/mlir/lite/schema/schema_utils.cc",
+    "kernels/internal/portable_tensor_utils.cc", "kernels/internal/tensor_ctypes.cc",
+    "kernels/kernel_util.cc")]
+ELEMENTS = 32 * 512
+CPU_HZ = 480e6
+
+
+def memory_regions(out: Path) -> Path:
+    """MEMORY block from board.yml (what `west build` generates for the board)."""
+    board = yaml.safe_load((BOARD / "board.yml").read_text())["board"]
+    lines = ["MEMORY", "{"]
+    for m in board["memory"]:
+        attr = "rx" if m["kind"] == "flash" else "rwx"
+        lines.append(f"  {m['name']} ({attr}) : ORIGIN = {m['origin']:#010x}, LENGTH = {m['size']:#010x}")
+    lines += ["}", 'REGION_ALIAS("DTCM", RAM);', ""]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "memory_regions.ld").write_text("\n".join(lines))
+    return out
+
+
+def build_images(tflm: Path, jobs: int = 2) -> dict[str, Path]:
+    base = cache_dir() / "m7"
+    inc = tflm_host.include_flags(tflm) + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"]
+    tflm_objs = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [tflm / s for s in TFLM_SOURCES],
+                                base / "obj", jobs)
+    gen = base / "gen"
+    gen.mkdir(parents=True, exist_ok=True)
+    models = gen / "gelu_models.cc"
+    text = (make_model.c_array(make_model.gelu_model("float32", (32, 512)), "gelu_f32_model")
+            + make_model.c_array(make_model.gelu_model("int8", (32, 512)), "gelu_i8_model"))
+    if not models.exists() or models.read_text() != text:
+        models.write_text(text)
+    plat_objs = compile_objects("arm-none-eabi-gcc", COMMON + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"],
+                                [PLATFORM / "startup.c", PLATFORM / "platform.c"], base / "obj", jobs)
+    shared = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [models], base / "obj", jobs)
+    op_obj = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [HERE / "custom_gelu_op.cc"],
+                             base / "obj", jobs)
+    ld = memory_regions(gen)
+    images = {}
+    for name, define, extra in (("with_op", "-DWITH_GELU_APPROX=1", op_obj),
+                                ("without_op", "-DWITH_GELU_APPROX=0", [])):
+        main_obj = base / f"main_{name}.o"
+        subprocess.run(["arm-none-eabi-g++", *CXXFLAGS, *inc, define, "-c", str(HERE / "m7" / "main.cc"),
+                        "-o", str(main_obj)], check=True)
+        elf = base / f"gelu_tflm_{name}.elf"
+        subprocess.run(["arm-none-eabi-g++", *CPU, "-O2", "-Wl,--gc-sections", "--specs=nano.specs",
+                        "--specs=nosys.specs", f"-T{REPO / 'cmake' / 'linker' / 'cortex_m.ld'}", f"-L{ld}",
+                        f"-Wl,-Map={elf.with_suffix('.map')}", "-o", str(elf), str(main_obj),
+                        *map(str, extra + shared + plat_objs + tflm_objs), "-lm"], check=True)
+        images[name] = elf
+    return images
+
+
+def size(elf: Path) -> dict[str, int]:
+    out = subprocess.run(["arm-none-eabi-size", "-A", str(elf)], capture_output=True, text=True,
+                         check=True).stdout
+    sec = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\.\S+)\s+(\d+)\s+\d+", out, re.M)}
+    flash = sum(v for k, v in sec.items() if k in (".isr_vector", ".text", ".rodata", ".ARM.exidx",
+                                                   ".ARM.extab", ".preinit_array", ".init_array",
+                                                   ".fini_array", ".data"))
+    berkeley = subprocess.run(["arm-none-eabi-size", str(elf)], capture_output=True, text=True,
+                              check=True).stdout.splitlines()[1].split()
+    return {"text": int(berkeley[0]), "data": int(berkeley[1]), "bss": int(berkeley[2]), "flash": flash}
+
+
+def run_qemu(elf: Path, timeout: float = 120.0) -> dict[str, dict]:
+    cmd = ["qemu-system-arm", "-M", "mps2-an500", "-nographic", "-monitor", "none", "-serial", "stdio",
+           "-icount", "shift=0", "-kernel", str(elf)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines, deadline = [], time.time() + timeout
+    try:
+        for line in proc.stdout:
+            lines.append(line.strip())
+            if line.startswith("END") or time.time() > deadline:
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    res = {}
+    for line in lines:
+        m = re.match(r"(\w+) status=(\d+) ticks=(\d+) n=(\d+) sum=(-?\d+)", line)
+        if m:
+            ticks, n = int(m.group(3)), int(m.group(4))
+            instr = ticks * 40
+            res[m.group(1)] = {"status": int(m.group(2)), "ticks": ticks, "n": n, "sum": int(m.group(5)),
+                               "instructions": instr, "instructions_per_element": instr / n,
+                               "ms_at_480MHz_1IPC": instr / CPU_HZ * 1e3}
+    res["log"] = lines
+    return res
+
+
+def main() -> int:
+    tflm = find_tflm()
+    reason = tflm_host.missing_reason()
+    if reason:
+        print(reason, file=sys.stderr)
+        return 2
+    images = build_images(tflm)
+    sizes = {k: size(v) for k, v in images.items()}
+    report = {"sizes": sizes,
+              "flash_added_by_op": sizes["with_op"]["flash"] - sizes["without_op"]["flash"],
+              "text_added_by_op": sizes["with_op"]["text"] - sizes["without_op"]["text"],
+              "qemu_with_op": run_qemu(images["with_op"]),
+              "images": {k: str(v) for k, v in images.items()}}
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
