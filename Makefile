@@ -13,7 +13,8 @@ PY        := $(CURDIR)/$(VENV)/bin/python
 WEST      := $(PY) -m west
 BOARD     ?= mps2_an500
 BUILD_DIR ?= build/$(BOARD)
-PYTEST_ARGS ?= -q
+# CI and `make test` skip the long checks; `make test PYTEST_ARGS=-q` runs them too
+PYTEST_ARGS ?= -q -m "not slow"
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 

@@ -26,7 +26,8 @@ endif()
 include(${BOARD_DIR}/board.cmake)
 string(REPLACE ";" " " _cpu "${BOARD_CPU_FLAGS}")
 
-set(CMAKE_C_FLAGS_INIT   "${_cpu} -ffunction-sections -fdata-sections")
+# -O2 -g unless a build type is given: the kernels and the measured figures (docs/benchmarks.md) are -O2
+set(CMAKE_C_FLAGS_INIT   "${_cpu} -O2 -g -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${_cpu} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti")
 set(CMAKE_ASM_FLAGS_INIT "${_cpu} -x assembler-with-cpp")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs --specs=nosys.specs -Wl,--gc-sections")
