@@ -34,8 +34,9 @@ def test_seed_values(run_model, make_model):
     rc, y, log = run_model(make_model("float32", SEED_X.shape), SEED_X)
     assert rc == 0, log
     np.testing.assert_allclose(y[0], SEED_Y, atol=1e-3)                # the seed's figures
-    np.testing.assert_allclose(y[0], gelu_tanh(SEED_X[0]), atol=1e-6)  # exactly the tanh formula
-    assert abs(y[0, 1] - (-0.1588)) < 6e-5 and abs(y[0, 4] - 1.9546) < 6e-5
+    # the tanh formula (the op's exp2 cubic moves it by < 3e-5, docs/tflm.md)
+    np.testing.assert_allclose(y[0], gelu_tanh(SEED_X[0]), atol=3e-5)
+    assert abs(y[0, 1] - (-0.1588)) < 1e-4 and abs(y[0, 4] - 1.9546) < 1e-4
 
 
 def test_float_error_vs_erf_gelu(run_model, make_model):
@@ -44,7 +45,7 @@ def test_float_error_vs_erf_gelu(run_model, make_model):
     assert rc == 0, log
     err = np.abs(y[0] - gelu_erf(x[0]))
     assert err.max() < 1e-3, f"max |GeluApprox - erf GELU| = {err.max():.2e} at x = {x[0, err.argmax()]}"
-    assert np.abs(y[0] - gelu_tanh(x[0])).max() < 1e-5
+    assert np.abs(y[0] - gelu_tanh(x[0])).max() < 3e-5
 
 
 @pytest.mark.parametrize("in_scale,in_zp,out_scale,out_zp", [
@@ -70,6 +71,18 @@ def test_unknown_op_name_is_tflm_error(run_model, make_model):
     assert "Failed to get registration" in log and "tflite-micro error" in log
 
 
+def test_mismatched_shape_is_prepare_error(run_model, make_model):
+    import make_model as mm
+    s = mm._schema()
+    model = s.ModelT.InitFromObj(s.Model.GetRootAsModel(make_model("float32", (1, 5)), 0))
+    model.subgraphs[0].tensors[1].shape = [1, 4]
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(model.Pack(b), file_identifier=b"TFL3")
+    rc, _, log = run_model(bytes(b.Output()), SEED_X)
+    assert rc == 1 and "GeluApprox: output shape != input shape" in log, log
+
+
 def test_unregistered_op_is_tflm_error(run_model, make_model):
     rc, _, log = run_model(make_model("float32", (1, 5)), SEED_X, register=False)
     assert rc == 1 and "Failed to get registration" in log, log
@@ -80,9 +93,9 @@ def test_unregistered_op_is_tflm_error(run_model, make_model):
 def test_wrong_type_is_prepare_error(run_model, make_model, dtype, x):
     rc, _, log = run_model(make_model(dtype, (1, 5)), x)
     assert rc == 1, log
-    assert f"GeluApprox: input type {dtype}" in log and "failed to prepare" in log
+    assert f"GeluApprox: {dtype} input not supported" in log and "failed to prepare" in log
 
 
 def test_mismatched_output_type_is_prepare_error(run_model, make_model):
     rc, _, log = run_model(make_model("float32", (1, 5), out_dtype="int8"), SEED_X)
-    assert rc == 1 and "GeluApprox: output type int8" in log, log
+    assert rc == 1 and "GeluApprox: output type int8 != input type float32" in log, log
