@@ -23,7 +23,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 // 2^t, t clamped to [-126, 126]: t = k + f with k = round(t), |f| <= 1/2; 2^f by a cubic fitted for
 // relative error < 7.5e-5 (it moves GELU by < 3e-5), 2^k added to the exponent bits. No libm call:
-// newlib's tanhf costs ~115 instructions an element and ~1 KB of flash on the M7, this ~20 and none.
+// with newlib's tanhf the op measured 116 instructions an element and ~1 KB more flash on the M7.
 inline float Exp2(float t) {
   t = __builtin_fminf(__builtin_fmaxf(t, -126.0f), 126.0f);  // VMAXNM/VMINNM on FPv5
   const float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer in the low bits
