@@ -245,3 +245,17 @@ class _nothing:
 
     def __exit__(self, *a):
         return False
+
+
+def test_render_c_compiles_to_the_same_words(tmp_path, engines):
+    words = engines[2]
+    src = tmp_path / "bertl14_registry_table.c"
+    src.write_text(R.render_c(words, "entities.yaml"))
+    main = tmp_path / "main.c"
+    main.write_text('#include <stdio.h>\n#include <stdint.h>\nextern const uint32_t bertl14_registry[];\n'
+                    'extern const uint32_t bertl14_registry_words;\nint main(void){uint32_t i;'
+                    'for(i=0;i<bertl14_registry_words;i++)printf("%u\\n",(unsigned)bertl14_registry[i]);return 0;}\n')
+    subprocess.run([cbuild.compiler(), "-std=c99", "-Wall", "-Werror", "-o", str(tmp_path / "t"), str(main), str(src)],
+                   check=True)
+    out = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(x) for x in out] == words
