@@ -1,6 +1,7 @@
 # bertl14 quick start (README.md):
-#   make demo   install what is missing, build the mps2_an500 firmware, run it under QEMU and show
-#               its banner and the answers to a few lines sent over its serial port
+#   make demo   install what is missing, build the mps2_an500 firmware, run it under QEMU (-icount, so
+#               cycles= counts instructions), show its banner and its answers to a few sample sentences,
+#               then (when stdin is a terminal) an interactive console: type sentences, Ctrl-D quits
 #   make test   install what is missing, then run the test suites (pytest)
 # Python packages go into .venv (made with --system-site-packages, so packages already installed on
 # the machine are reused); apt packages are installed only when absent (sudo unless root).
@@ -34,7 +35,8 @@ demo: deps
 	  echo "FreeRTOS-Kernel not found (run 'west update' for it): building the bare-metal variant"; \
 	  rtos="-DCONFIG_APP_RTOS_NONE=y"; fi; \
 	$(WEST) build -b $(BOARD) -d $(BUILD_DIR) app -- $$rtos
-	PYTHONPATH=scripts/west_commands $(PY) -m bertl14_west.demo $(BUILD_DIR)
+	$(PY) -m bertl14_tools.cli console --qemu $(BUILD_DIR)/firmware.elf --samples \
+	  --qemu-flag=-icount --qemu-flag=shift=0
 
 test: deps
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -1,7 +1,7 @@
 /*
  * Console lines: bytes from the RX ring are assembled into lines of at most CONFIG_APP_LINE_MAX
- * bytes; every complete line gets exactly one answer. For now the answer is the line itself (echo);
- * the inference firmware replaces console_handle_line().
+ * bytes; every complete line gets exactly one answer: the line itself (echo). The intent firmware
+ * (app/) implements console.h with protocol.c instead; this echo console serves test applications.
  */
 #include "console.h"
 
@@ -54,28 +54,29 @@ static void console_handle_line(const char *text, size_t len)
 
 void console_poll(void)
 {
-    uint8_t c;
-    while (ringbuf_get(&app_rx_ring, &c)) {
-        if (c == '\r') {
-            continue;
-        }
-        if (c != '\n') {
-            if (line_len < CONFIG_APP_LINE_MAX) {
-                line[line_len++] = (char)c;
-            } else {
-                line_too_long = true;
+    static char rx_line[LINERING_LINE_KEEP + 1];
+    uint32_t len, count;
+    linering_kind_t kind;
+    while ((kind = linering_take(&app_rx_ring, rx_line, &len, &line_too_long, &count, platform_irq_disable,
+                                 platform_irq_enable)) != LINERING_EMPTY) {
+        if (kind == LINERING_OVERRUNS) {
+            while (count--) {
+                console_puts("error=overrun line discarded: receive buffer full\r\n");
             }
             continue;
         }
-        if (line_too_long) {
+        if (len > 0u && rx_line[len - 1u] == '\r') {
+            len--;
+        }
+        if (line_too_long || len > CONFIG_APP_LINE_MAX) {
             console_puts("error=too_long line longer than ");
             put_uint(CONFIG_APP_LINE_MAX);
             console_puts(" bytes\r\n");
         } else {
-            line[line_len] = '\0';
+            memcpy(line, rx_line, len);
+            line[len] = '\0';
+            line_len = len;
             console_handle_line(line, line_len);
         }
-        line_len = 0;
-        line_too_long = false;
     }
 }

@@ -1,6 +1,6 @@
 /*
  * FreeRTOS execution model (seed 4.3): the UART RX interrupt queues bytes and gives rx_ready with
- * xSemaphoreGiveFromISR(); the console task takes it and answers every complete line. A binary
+ * xSemaphoreGiveFromISR(); the inference task takes it and answers every complete line. A binary
  * semaphore is enough: the task drains the whole ring on each wake-up, and bytes that arrive while it
  * is busy stay in the ring.
  */
@@ -22,7 +22,7 @@ void app_rx_notify_from_isr(void)
     }
 }
 
-static void console_task(void *arg)
+static void inference_task(void *arg)
 {
     (void)arg;
     console_banner("freertos");
@@ -36,7 +36,7 @@ void app_run(void)
 {
     rx_ready = xSemaphoreCreateBinary();
     configASSERT(rx_ready != NULL);
-    BaseType_t ok = xTaskCreate(console_task, "console", CONFIG_APP_TASK_STACK_SIZE / sizeof(StackType_t),
+    BaseType_t ok = xTaskCreate(inference_task, "infer", CONFIG_APP_TASK_STACK_SIZE / sizeof(StackType_t),
                                 NULL, tskIDLE_PRIORITY + 2, NULL);
     configASSERT(ok == pdPASS);
     /* Bytes that arrived before the scheduler ran are picked up at the first wake-up. */
