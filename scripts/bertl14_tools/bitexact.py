@@ -105,7 +105,8 @@ def check_host(model, texts: list[str], kernels: str, progress: bool = True) -> 
     it = texts
     if progress:
         from tqdm import tqdm
-        it = tqdm(texts, desc=f"check-bitexact host/{kernels}", unit="sentence", file=sys.stderr)
+        it = tqdm(texts, desc=f"check-bitexact host/{kernels}", unit="sentence", file=sys.stderr,
+                  disable=None)  # no bar when stderr is not a terminal (logs, CI)
     for text in it:
         probs = compare_sentence(text, model, eng, reference, qm)
         rep.sentences += 1
@@ -148,7 +149,8 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
     it = texts
     if progress:
         from tqdm import tqdm
-        it = tqdm(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence", file=sys.stderr)
+        it = tqdm(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence", file=sys.stderr,
+                  disable=None)  # no bar when stderr is not a terminal (logs, CI)
     with qemu_target.QemuTarget(elf, board=board) as target:
         for text in it:
             r = target.infer_text(text)
