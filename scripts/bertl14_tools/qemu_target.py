@@ -124,25 +124,15 @@ class QemuTarget:
         self.banner: dict[str, str] = {}
 
     def __enter__(self):
-        import serial
-        port = _free_port()
-        argv = ["qemu-system-arm", "-M", QEMU_MACHINE[self.board], "-display", "none", "-monitor", "none",
-                "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on",
-                "-icount", f"shift={self.shift}", "-kernel", str(self.elf)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{port}", timeout=self.timeout)
+        # The loopback port is picked free, then released for QEMU to bind: another process can take it in
+        # between (QEMU then exits with "Address already in use", and our client may even connect to the
+        # other process's listener and hear nothing). So a launch whose QEMU died is retried on a new port.
+        for _ in range(3):
+            first = self._launch()
+            if first is not None:
                 break
-            except Exception:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    err = self.proc.stderr.read().decode(errors="replace") if self.proc.poll() is not None else ""
-                    self.close()
-                    raise UserError(f"QEMU did not open its serial port: {err.strip() or 'timeout'}")
-                time.sleep(0.1)
-        first = self._line()
+        else:
+            raise UserError("QEMU exited before the test image answered, three times (loopback port taken?)")
         if not first.startswith("READY"):
             self.close()
             raise UserError(f"the test image did not start: {first!r}")
@@ -155,6 +145,42 @@ class QemuTarget:
             self.close()
             raise UserError("the test image did not accept the icount shift")
         return self
+
+    def _launch(self) -> str | None:
+        """Start QEMU and read the image's first line; None when QEMU died before answering."""
+        import serial
+        port = _free_port()
+        argv = ["qemu-system-arm", "-M", QEMU_MACHINE[self.board], "-display", "none", "-monitor", "none",
+                "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on",
+                "-icount", f"shift={self.shift}", "-kernel", str(self.elf)]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        time.sleep(0.2)                        # let QEMU bind (or fail to) before we connect
+        deadline = time.monotonic() + 20
+        while self.ser is None:
+            if self.proc.poll() is not None:
+                self.close()
+                return None
+            try:
+                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{port}", timeout=1.0)
+            except Exception:
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise UserError("QEMU did not open its serial port within 20 s")
+                time.sleep(0.1)
+        deadline = time.monotonic() + self.timeout
+        raw = b""
+        while True:                            # the first line, watching that our QEMU is still alive
+            raw += self.ser.readline()         # 1 s timeout: a partial line is kept and completed
+            if raw.endswith(b"\n"):
+                self.ser.timeout = self.timeout
+                return raw.decode("ascii", errors="replace").rstrip("\r\n")
+            if self.proc.poll() is not None:
+                self.close()
+                return None
+            if time.monotonic() > deadline:
+                self.close()
+                raise UserError(f"no answer from the QEMU target within {self.timeout:.0f} s")
 
     def __exit__(self, *exc):
         self.close()
