@@ -17,6 +17,13 @@
 #include "linering.h"
 #include "platform.h"
 
+/* The out-of-domain threshold: Kconfig's, or the model's own when APP_MIN_SCORE is -1. */
+#if CONFIG_APP_MIN_SCORE < 0
+#define APP_MIN_SCORE_MILLI BERTL14_MIN_SCORE_MILLI
+#else
+#define APP_MIN_SCORE_MILLI CONFIG_APP_MIN_SCORE
+#endif
+
 #if defined(CONFIG_APP_RTOS_FREERTOS)
 #include "FreeRTOS.h"
 #include "task.h"
@@ -161,7 +168,7 @@ static void cmd_config(void)
     console_puts(" cycles=");
     console_puts(intent_cycles_unit());
     console_puts(" min_score=");
-    put_milli(CONFIG_APP_MIN_SCORE);
+    put_milli(APP_MIN_SCORE_MILLI);
     put_kv("max_seq_len", BERTL14_MAX_SEQ_LEN);
     put_kv("line_max", CONFIG_APP_LINE_MAX);
     put_kv("rx_buffer", CONFIG_APP_RX_BUFFER);
@@ -236,7 +243,7 @@ static void handle_sentence(const char *text)
         return;
     }
     const char *name = intent_label_name(r.label);
-    const bool in_domain = r.score_milli >= CONFIG_APP_MIN_SCORE && strcmp(name, "none") != 0;
+    const bool in_domain = r.score_milli >= APP_MIN_SCORE_MILLI && strcmp(name, "none") != 0;
     stats.sentences++;
     stats.intent_none += in_domain ? 0u : 1u;
     stats.cycles_sum += r.cycles;
@@ -250,7 +257,7 @@ static void handle_sentence(const char *text)
     if (r.truncated) {
         console_puts(" truncated=1");
     }
-    if (!in_domain && strcmp(name, "none") != 0) { /* below CONFIG_APP_MIN_SCORE: say what it was */
+    if (!in_domain && strcmp(name, "none") != 0) { /* below the threshold: say what it was */
         console_puts(" best=");
         console_puts(name);
     }

@@ -104,6 +104,18 @@ def generated_calibration(vocab: list[str], n: int = GENERATED_CALIBRATION_SENTE
             for _ in range(n)]
 
 
+def model_min_score_milli(model_dir: Path) -> int:
+    """The model's calibrated out-of-domain threshold (training.json `min_score`, 0..1) in thousandths;
+    0 (accept every label) when the model ships none."""
+    path = model_dir / "training.json"
+    if not path.is_file():
+        return 0
+    value = json.loads(path.read_text(encoding="utf-8")).get("min_score", 0) or 0
+    if not 0 <= float(value) <= 1:
+        raise UserError(f"{path}: min_score {value} is outside 0..1")
+    return int(round(float(value) * 1000))
+
+
 def calibration_texts(model_dir: Path, opts: ConvertOptions, vocab: list[str]) -> tuple[list[str], str]:
     if opts.calibration:
         texts, source = read_texts(Path(opts.calibration), "--calibration"), Path(opts.calibration).name
@@ -370,7 +382,9 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             vocab_size=fm.vocab_size, n_values=len(vocab_words), n_bytes=len(vocab_bytes),
             sha256=hashlib.sha256(vocab_bytes).hexdigest(),
             rows=_c_blocks(vocab_words, "x", desc="bertl14_vocab.c", progress=opts.progress))
+    min_score_milli = model_min_score_milli(model_dir)
     _render(env, "bertl14_config.h.j2", out_dir / "bertl14_config.h", model_name=fm.name,
+            min_score_milli=min_score_milli,
             options_line=" ".join(f"{k}={v}" for k, v in opts.public().items()),
             num_layers=fm.num_layers, hidden=fm.hidden, num_heads=fm.num_heads, heads_kept=heads_kept,
             head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
@@ -405,6 +419,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
                         "labels": groups.get("labels", 0), "total": len(blob) + len(vocab_bytes)},
         "work_buffer_bytes": work_bytes,
         "max_seq_len": opts.max_seq_len,
+        "min_score_milli": min_score_milli,
         "heads_kept": [list(map(int, layer.heads_kept)) for layer in fm.layers],
         "calibration": {"source": calib_source, "sentences": calib_count},
         "sources": {"files": inputs,

@@ -1,6 +1,8 @@
 """Fixtures of the intent-firmware tests (issue 6); helpers in apphelpers.py."""
 from __future__ import annotations
 
+import json
+
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +41,12 @@ def device(firmware):
 
 @pytest.fixture
 def reference(firmware):
-    """The Python integer reference on the model the build converted (min_score of the firmware's Kconfig)."""
+    """The Python integer reference on the model the build converted, with the firmware's threshold
+    (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1)."""
     from bertl14_tools.serial import Reference
     config = (firmware.parent / ".config").read_text()
     min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
-    return Reference(firmware.parent / "generated" / "model", min_score)
+    model = firmware.parent / "generated" / "model"
+    if min_score < 0:
+        min_score = json.loads((model / "manifest.json").read_text())["min_score_milli"]
+    return Reference(model, min_score)
