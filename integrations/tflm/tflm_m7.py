@@ -32,6 +32,7 @@ PLATFORM = REPO / "app" / "src" / "platform" / "mps2"
 CPU = ["-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
 COMMON = CPU + ["-O2", "-ffunction-sections", "-fdata-sections", "-DTF_LITE_STATIC_MEMORY=1",
                 "-DCONFIG_APP_UART_BAUDRATE=115200", "-DCONFIG_APP_RX_BUFFER=64",
+                "-DCONFIG_APP_LINE_MAX=56",
                 "-DBOARD_MPS2_AN500=1"]
 CXXFLAGS = COMMON + ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics",
                      "-fno-use-cxa-atexit", "-Wno-psabi"]
