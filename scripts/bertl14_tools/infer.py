@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from .errors import UserError
 from .modelio import Model, open_model
+from .report import per_label_scores
 
 
 @dataclass
@@ -140,14 +141,8 @@ def tokenize_texts(model: Model, texts: list[str], engine: str) -> list[list[int
 
 def macro_f1(gold: list[str], pred: list[str]) -> float:
     """Mean F1 over the labels present in the gold data (a label never predicted counts as F1 = 0)."""
-    labels = sorted(set(gold))
-    f1s = []
-    for lab in labels:
-        tp = sum(1 for g, p in zip(gold, pred) if g == lab and p == lab)
-        fp = sum(1 for g, p in zip(gold, pred) if g != lab and p == lab)
-        fn = sum(1 for g, p in zip(gold, pred) if g == lab and p != lab)
-        f1s.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
-    return float(np.mean(f1s)) if f1s else 0.0
+    rows = per_label_scores(gold, pred)
+    return float(np.mean([r["f1"] for r in rows])) if rows else 0.0
 
 
 def read_eval_data(path: str) -> tuple[list[str], list[str]]:

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from .errors import UserError
+from .report import per_label_scores
 
 MAX_LEN = 32
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -155,14 +156,7 @@ def evaluate(model, tokenizer, rows: list[dict], labels: list[str]) -> dict:
     pred = [labels[i] for i in logits.argmax(-1).tolist()]
     gold = [r["intent"] for r in rows]
     acc = sum(p == g for p, g in zip(pred, gold)) / len(rows)
-    f1s = []
-    for lab in sorted(set(gold)):
-        tp = sum(p == g == lab for p, g in zip(pred, gold))
-        fp = sum(p == lab and g != lab for p, g in zip(pred, gold))
-        fn = sum(g == lab and p != lab for p, g in zip(pred, gold))
-        prec = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / (tp + fn) if tp + fn else 0.0
-        f1s.append(2 * prec * rec / (prec + rec) if prec + rec else 0.0)
+    f1s = [r["f1"] for r in per_label_scores(gold, pred)]
     return {"n": len(rows), "accuracy": round(acc, 4), "macro_f1": round(sum(f1s) / len(f1s), 4),
             "predictions": pred}
 
