@@ -9,6 +9,7 @@
 #   bertl14_module(<var> <rel>)        path of a module (modules/<rel>) or a clear error
 #   bertl14_firmware(<target>)         board startup/linker/outputs (.elf .bin .hex .map)
 #   bertl14_add_model(<target>)        convert CONFIG_BERTL14_MODEL_DIR and link the bertl14 library
+#   bertl14_add_registry(<target>)     compile CONFIG_APP_REGISTRY_FILE (after bertl14_add_model), link the matcher
 #   bertl14_add_freertos(<target> <config-dir>)  FreeRTOS kernel + the board's port, heap_4
 # Everything is driven by `west build`, which passes BOARD, BOARD_DIR, BERTL14_ROOT,
 # BERTL14_MODULES_DIR and the toolchain file.
@@ -56,4 +57,5 @@ endfunction()
 
 include(${CMAKE_CURRENT_LIST_DIR}/firmware.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/model.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/registry.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/freertos.cmake)

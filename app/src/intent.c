@@ -18,6 +18,13 @@
 extern const int16_t bertl14_weights[];
 extern const uint32_t bertl14_vocab_offsets[];
 
+#if defined(BERTL14_APP_REGISTRY)
+extern const uint32_t bertl14_registry[]; /* generated from CONFIG_APP_REGISTRY_FILE (cmake/registry.cmake) */
+/* The text with names replaced: a placeholder is at most 6 bytes longer than the name it replaces ("tv" ->
+ * "[NAME]"), and at most INTENT_MAX_SLOTS names are replaced. */
+static char masked[CONFIG_APP_LINE_MAX + 6 * INTENT_MAX_SLOTS + 1];
+#endif
+
 #if CONFIG_BERTL14_WORK_BUFFER_SIZE > 0
 #define APP_WORK_BUFFER_SIZE CONFIG_BERTL14_WORK_BUFFER_SIZE
 #else
@@ -94,6 +101,17 @@ bertl14_status_t intent_init(void)
     if (st == BERTL14_OK) {
         st = bertl14_ctx_dims(bertl14_default_ctx(), &dims);
     }
+#if defined(BERTL14_APP_REGISTRY)
+    if (st == BERTL14_OK) { /* the whole table, then that it was compiled for this vocabulary's options */
+        uint32_t n = 0;
+        bertl14_slot_t slot;
+        st = bertl14_registry_validate(bertl14_registry);
+        if (st == BERTL14_OK) {
+            st = bertl14_registry_match(bertl14_registry, bertl14_vocab_offsets, "", masked, sizeof masked, &slot,
+                                        1u, &n);
+        }
+    }
+#endif
     intent_unlock();
     return st;
 }
@@ -108,13 +126,29 @@ void intent_run(const char *text, intent_result_t *r)
     uint32_t n = 0;
     bertl14_tensor_t cls;
     bertl14_classification_t c;
-    bertl14_status_t st = bertl14_tokenize(text, ids, &n, BERTL14_MAX_SEQ_LEN);
-    if (st == BERTL14_ERR_TOKEN_OVERFLOW) { /* usable: the first max_seq_len - 1 tokens and [SEP] */
-        r->truncated = true;
-        st = BERTL14_OK;
+    bertl14_status_t st = BERTL14_OK;
+#if defined(BERTL14_APP_REGISTRY)
+    /* known names become [NAME] / [AREA] / [FLOOR] before WordPiece; invalid UTF-8 gives the tokenizer's status */
+    st = bertl14_registry_match(bertl14_registry, bertl14_vocab_offsets, text, masked, sizeof masked, r->slots,
+                                INTENT_MAX_SLOTS, &r->n_slots);
+    r->match_cycles = ticks_to_cycles(platform_cycles() - t0);
+    if (st != BERTL14_OK) {
+        r->failed_call = "bertl14_registry_match";
+    }
+    text = masked;
+#endif
+    if (st == BERTL14_OK) {
+        st = bertl14_tokenize(text, ids, &n, BERTL14_MAX_SEQ_LEN);
+        if (st == BERTL14_ERR_TOKEN_OVERFLOW) { /* usable: the first max_seq_len - 1 tokens and [SEP] */
+            r->truncated = true;
+            st = BERTL14_OK;
+        }
+        if (st != BERTL14_OK) {
+            r->failed_call = "bertl14_tokenize";
+        }
     }
     if (st != BERTL14_OK) {
-        r->failed_call = "bertl14_tokenize";
+        /* failed_call says which */
     } else if ((st = bertl14_encode(ids, n, &cls)) != BERTL14_OK) {
         r->failed_call = "bertl14_encode";
     } else {
@@ -148,6 +182,32 @@ const char *intent_label_name(uint32_t idx)
 {
     return bertl14_label_name(idx);
 }
+
+#if defined(BERTL14_APP_REGISTRY)
+bool intent_has_registry(void) { return true; }
+uint32_t intent_registry_count(uint32_t kind) { return bertl14_registry_count(bertl14_registry, kind); }
+const char *intent_registry_name(uint32_t kind, uint32_t index, uint32_t *len)
+{
+    return bertl14_registry_name(bertl14_registry, kind, index, len);
+}
+uint32_t intent_registry_parent(uint32_t kind, uint32_t index)
+{
+    return bertl14_registry_parent(bertl14_registry, kind, index);
+}
+#else /* no registry: the matcher library is not linked */
+bool intent_has_registry(void) { return false; }
+uint32_t intent_registry_count(uint32_t kind) { (void)kind; return 0u; }
+const char *intent_registry_name(uint32_t kind, uint32_t index, uint32_t *len)
+{
+    (void)kind, (void)index, (void)len;
+    return NULL;
+}
+uint32_t intent_registry_parent(uint32_t kind, uint32_t index)
+{
+    (void)kind, (void)index;
+    return UINT32_MAX;
+}
+#endif
 
 const bertl14_dims_t *intent_dims(void)
 {

@@ -14,6 +14,14 @@
 #include <stdint.h>
 
 #include "bertl14.h"
+#include "bertl14_registry.h" /* types only; the matcher is linked when CONFIG_APP_REGISTRY_FILE is set */
+
+/* BERTL14_APP_REGISTRY is defined (1) by cmake/registry.cmake when a registry is compiled in. */
+#if defined(BERTL14_APP_REGISTRY)
+#define INTENT_MAX_SLOTS CONFIG_APP_REGISTRY_MAX_SLOTS
+#else
+#define INTENT_MAX_SLOTS 1
+#endif
 
 /** One sentence's result. */
 typedef struct {
@@ -23,13 +31,17 @@ typedef struct {
     uint32_t score_milli;     /**< its probability in thousandths (what the reference prints) */
     uint32_t tokens;          /**< ids encoded, [CLS] and [SEP] included */
     bool truncated;           /**< the text had more than max_seq_len tokens */
-    uint32_t cycles;          /**< tokenize + encode + classify, in intent_cycles_unit() */
+    uint32_t cycles;          /**< match + tokenize + encode + classify, in intent_cycles_unit() */
+    uint32_t match_cycles;    /**< of which the registry matcher (0 without a registry) */
+    uint32_t n_slots;         /**< registry names found (the first INTENT_MAX_SLOTS), in text order */
+    bertl14_slot_t slots[INTENT_MAX_SLOTS];
 } intent_result_t;
 
 /** Initialise the library on the work buffer (once, from the inference task). */
 bertl14_status_t intent_init(void);
 
-/** Tokenize, encode and classify one NUL-terminated UTF-8 sentence. */
+/** Replace the registry's names by placeholders (when a registry is compiled in), then tokenize, encode and
+ *  classify one NUL-terminated UTF-8 sentence. */
 void intent_run(const char *text, intent_result_t *result);
 
 /** Write the INT8 [CLS] row of the last successful intent_run() as `CLS_EMB: 0x..,...` + "\r\n". */
@@ -37,6 +49,13 @@ void intent_dump_cls(void);
 
 /** Name of label idx ("" if out of range). */
 const char *intent_label_name(uint32_t idx);
+
+/** The registry compiled in (CONFIG_APP_REGISTRY_FILE), as bertl14_registry.h's calls on its table; without
+ *  one: false, 0 objects, NULL names, no parents (UINT32_MAX), and no matcher code linked. */
+bool intent_has_registry(void);
+uint32_t intent_registry_count(uint32_t kind);
+const char *intent_registry_name(uint32_t kind, uint32_t index, uint32_t *len);
+uint32_t intent_registry_parent(uint32_t kind, uint32_t index);
 
 /** Model dimensions (valid after intent_init). */
 const bertl14_dims_t *intent_dims(void);

@@ -69,6 +69,37 @@ static void put_kv(const char *key, uint32_t v)
     put_uint(v);
 }
 
+/* A registry name as a `key=value` value: space, '%', '=' and control bytes (< 0x20, 0x7F) become %XX (upper-case
+ * hex); every other byte, UTF-8 included, is written as it is (docs/serial-protocol.md; serial.py decodes it). */
+static void put_encoded(const char *s, uint32_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        const uint8_t b = (uint8_t)s[i];
+        if (b <= 0x20u || b == 0x7Fu || b == '%' || b == '=') {
+            const char esc[3] = {'%', hex[b >> 4], hex[b & 15u]};
+            platform_console_write(s + start, i - start);
+            platform_console_write(esc, 3);
+            start = i + 1u;
+        }
+    }
+    platform_console_write(s + start, len - start);
+}
+
+/* ` key=<name of object index of kind>`, nothing if the table has no such object */
+static void put_name(const char *key, uint32_t kind, uint32_t index)
+{
+    uint32_t len = 0;
+    const char *name = intent_registry_name(kind, index, &len);
+    if (name != NULL) {
+        console_puts(" ");
+        console_puts(key);
+        console_puts("=");
+        put_encoded(name, len);
+    }
+}
+
 /* thousandths as 0.000 .. 1.000 */
 static void put_milli(uint32_t milli)
 {
@@ -158,6 +189,8 @@ static void cmd_help(void)
                  "help: :config   model, limits, what cycles counts\r\n"
                  "help: :stats    sentences, errors, overruns, mean/max cycles, memory high-water marks\r\n"
                  "help: :dump on|off   print the INT8 [CLS] embedding (CLS_EMB: 0x..,...) after each answer\r\n"
+                 "help: :entities  the registry's entities, areas and floors (names found in a sentence are "
+                 "answered name= area= floor=)\r\n"
                  "ok help\r\n");
 }
 
@@ -174,7 +207,37 @@ static void cmd_config(void)
     put_kv("rx_buffer", CONFIG_APP_RX_BUFFER);
     put_kv("work_buffer", intent_work_buffer_size());
     put_kv("stack_size", stack_size());
+    put_kv("entities", intent_registry_count(BERTL14_SLOT_NAME));
+    put_kv("areas", intent_registry_count(BERTL14_SLOT_AREA));
+    put_kv("floors", intent_registry_count(BERTL14_SLOT_FLOOR));
     console_puts(dump_on ? " dump=on\r\n" : " dump=off\r\n");
+}
+
+/* One line per registry object, entities then areas then floors: `entity: index=<i> name=<n> [area=<a>]`,
+ * `area: index=<i> name=<n> [floor=<f>]`, `floor: index=<i> name=<n>`; then `ok entities <count>`. */
+static void cmd_entities(void)
+{
+    static const char *const prefix[4] = {"", "entity:", "area:", "floor:"};
+    static const char *const parent_key[4] = {"", "area", "floor", ""};
+    uint32_t total = 0;
+    for (uint32_t kind = BERTL14_SLOT_NAME; kind <= BERTL14_SLOT_FLOOR; kind++) {
+        const uint32_t n = intent_registry_count(kind);
+        for (uint32_t i = 0; i < n; i++) {
+            console_puts(prefix[kind]);
+            put_kv("index", i);
+            put_name("name", kind, i);
+            const uint32_t parent = intent_registry_parent(kind, i);
+            if (parent != UINT32_MAX) {
+                put_name(parent_key[kind], kind + 1u, parent);
+            }
+            console_puts("\r\n");
+        }
+        total += n;
+    }
+    console_puts("ok entities");
+    console_puts(" ");
+    put_uint(total);
+    console_puts("\r\n");
 }
 
 static void cmd_stats(void)
@@ -206,11 +269,13 @@ static void handle_command(const char *cmd)
         cmd_config();
     } else if (strcmp(cmd, ":stats") == 0) {
         cmd_stats();
+    } else if (strcmp(cmd, ":entities") == 0) {
+        cmd_entities();
     } else if (strcmp(cmd, ":dump on") == 0 || strcmp(cmd, ":dump off") == 0) {
         dump_on = cmd[6] == 'o' && cmd[7] == 'n';
         console_puts(dump_on ? "ok dump=on\r\n" : "ok dump=off\r\n");
     } else {
-        answer_error("unknown_command", "commands: :help :config :stats :dump on|off");
+        answer_error("unknown_command", "commands: :help :config :stats :entities :dump on|off");
     }
 }
 
@@ -223,6 +288,40 @@ static bool is_blank(const char *s, uint32_t len)
         }
     }
     return true;
+}
+
+/* The registry names the sentence contained: the first entity, area and floor (name= area= floor=), the
+ * entity's registered area (entity_area=), how many names were found (names=) and the matcher's cost
+ * (match_cycles=). Nothing without a registry. */
+static void put_slots(const intent_result_t *r)
+{
+    if (!intent_has_registry()) {
+        return;
+    }
+    uint32_t first[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}; /* by kind */
+    for (uint32_t i = 0; i < r->n_slots; i++) {
+        const uint32_t kind = r->slots[i].kind;
+        if (kind >= BERTL14_SLOT_NAME && kind <= BERTL14_SLOT_FLOOR && first[kind] == UINT32_MAX) {
+            first[kind] = r->slots[i].index;
+        }
+    }
+    put_kv("names", r->n_slots);
+    put_kv("match_cycles", r->match_cycles);
+    if (first[BERTL14_SLOT_NAME] != UINT32_MAX) {
+        put_name("name", BERTL14_SLOT_NAME, first[BERTL14_SLOT_NAME]);
+    }
+    if (first[BERTL14_SLOT_AREA] != UINT32_MAX) {
+        put_name("area", BERTL14_SLOT_AREA, first[BERTL14_SLOT_AREA]);
+    }
+    if (first[BERTL14_SLOT_FLOOR] != UINT32_MAX) {
+        put_name("floor", BERTL14_SLOT_FLOOR, first[BERTL14_SLOT_FLOOR]);
+    }
+    if (first[BERTL14_SLOT_NAME] != UINT32_MAX) {
+        const uint32_t area = intent_registry_parent(BERTL14_SLOT_NAME, first[BERTL14_SLOT_NAME]);
+        if (area != UINT32_MAX) {
+            put_name("entity_area", BERTL14_SLOT_AREA, area);
+        }
+    }
 }
 
 static void handle_sentence(const char *text)
@@ -261,6 +360,7 @@ static void handle_sentence(const char *text)
         console_puts(" best=");
         console_puts(name);
     }
+    put_slots(&r);
     console_puts("\r\n");
     if (dump_on) {
         intent_dump_cls();

@@ -67,6 +67,13 @@ uint32_t bertl14_registry_count(const uint32_t *registry, uint32_t kind);
  */
 const char *bertl14_registry_name(const uint32_t *registry, uint32_t kind, uint32_t index, uint32_t *len);
 
+/**
+ * The registered parent of an object: the area of entity @p index (kind BERTL14_SLOT_NAME), or the floor of
+ * area @p index (kind BERTL14_SLOT_AREA), as an index of that kind.
+ * @return UINT32_MAX when it has none, for floors, and when the table is not recognised or the index is out of range.
+ */
+uint32_t bertl14_registry_parent(const uint32_t *registry, uint32_t kind, uint32_t index);
+
 /** Placeholder text of a slot kind ("[NAME]", "[AREA]", "[FLOOR]"); "" for an unknown kind. */
 const char *bertl14_registry_placeholder(uint32_t kind);
 

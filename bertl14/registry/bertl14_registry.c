@@ -515,3 +515,15 @@ const char *bertl14_registry_name(const uint32_t *registry, uint32_t kind, uint3
        targets (Cortex-M, x86, RISC-V), which is every target bertl14 builds for */
     return (const char *)(registry + registry[R_POOL]) + (ref >> 8);
 }
+
+uint32_t bertl14_registry_parent(const uint32_t *registry, uint32_t kind, uint32_t index)
+{
+    uint32_t g, parent;
+    if (kind == 3u || index >= bertl14_registry_count(registry, kind)) {
+        return UINT32_MAX;
+    }
+    g = index + (kind == 2u ? registry[R_N_ENTITIES] : 0u);
+    parent = registry[registry[R_OBJECTS] + 2u * g + 1u] & 0xFFFFu;
+    /* an entity's parent is an area, an area's a floor: out of range (0xFFFF = none) means none */
+    return parent < bertl14_registry_count(registry, kind + 1u) ? parent : UINT32_MAX;
+}
