@@ -13,6 +13,11 @@ emulated Cortex-M7 (mps2_an500, `west build`), boots it under QEMU and sends it 
 its serial port (qemu_target.py); the image tokenizes, encodes and classifies on the target and
 prints every result, compared here with the reference on the target's token ids. `--data hassil:N`
 uses N sentences expanded from the home-assistant-intents templates (English and Chinese).
+
+--entities FILE (a registry YAML or a `*_home.json`): first the C matcher (bertl14_registry_match, host build)
+against registry.Matcher on every sentence: status, the text with placeholders, the slots (kind, index, byte
+span); then everything above on the masked text. With --target qemu the matchers are compared on the host and
+the target receives the masked text (the test image has no registry).
 """
 from __future__ import annotations
 
@@ -97,7 +102,35 @@ def compare_sentence(text: str, model, eng, ref, qm) -> list[str]:
     return problems
 
 
-def check_host(model, texts: list[str], kernels: str, progress: bool = True) -> Report:
+class MatcherPair:
+    """The registry compiled for the model, matched by C (host build) and by registry.Matcher."""
+
+    def __init__(self, path, model, max_slots: int):
+        from .cengine import RegistryMatcher
+        from .infer import Entities
+        self.entities = Entities(path, model, "ref", max_slots)   # the Python matcher
+        self.c = RegistryMatcher(self.entities.words, self.entities.matcher_vocab)
+        self.max_slots = max_slots
+        self.slots = 0
+
+    def mask(self, text: str) -> tuple[str, list[str]]:
+        """(masked text of the reference, differences C vs Python)."""
+        r_py = self.entities.matcher.match(text, self.max_slots)
+        r_c = self.c.match(text, self.max_slots)
+        problems = []
+        if r_c[0] != r_py[0]:
+            problems.append(f"matcher status differs: C {r_c[0]} vs reference {r_py[0]}")
+        elif r_c[1] != r_py[1]:
+            problems.append(f"masked text differs: C {r_c[1]!r} vs reference {r_py[1]!r}")
+        elif r_c[2] != r_py[2]:
+            problems.append(f"slots differ: C {r_c[2]} vs reference {r_py[2]}")
+        self.slots += len(r_py[2])
+        masked = r_py[1].decode("utf-8") if r_py[0] == 0 else text
+        return masked, problems
+
+
+def check_host(model, texts: list[str], kernels: str, progress: bool = True,
+               matchers: MatcherPair | None = None) -> Report:
     from . import cengine, reference
     eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len, kernels=kernels)
     qm = model.qm
@@ -108,7 +141,11 @@ def check_host(model, texts: list[str], kernels: str, progress: bool = True) -> 
         it = tqdm(texts, desc=f"check-bitexact host/{kernels}", unit="sentence", file=sys.stderr,
                   disable=None)  # no bar when stderr is not a terminal (logs, CI)
     for text in it:
-        probs = compare_sentence(text, model, eng, reference, qm)
+        probs = []
+        if matchers is not None:
+            masked, probs = matchers.mask(text)
+            text = masked if not probs else text
+        probs += compare_sentence(text, model, eng, reference, qm)
         rep.sentences += 1
         if probs:
             rep.mismatches.append(f"{text!r}: " + "; ".join(probs))
@@ -142,7 +179,8 @@ def compare_target(text: str, model, r, ref, qm) -> list[str]:
     return problems
 
 
-def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500", progress: bool = True) -> Report:
+def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500", progress: bool = True,
+               matchers: MatcherPair | None = None) -> Report:
     from . import qemu_target, reference
     elf = qemu_target.build_image(model.path, kernels, model.max_seq_len, board=board, quiet=not progress)
     rep = Report(kernels)
@@ -153,8 +191,12 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
                   disable=None)  # no bar when stderr is not a terminal (logs, CI)
     with qemu_target.QemuTarget(elf, board=board) as target:
         for text in it:
+            probs = []
+            if matchers is not None:
+                masked, probs = matchers.mask(text)
+                text = masked if not probs else text
             r = target.infer_text(text)
-            probs = compare_target(text, model, r, reference, model.qm)
+            probs += compare_target(text, model, r, reference, model.qm)
             rep.sentences += 1
             rep.tokens += len(r.ids or [])
             rep.instructions += r.instructions
@@ -172,13 +214,17 @@ def run(args) -> int:
     kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     failed = False
     for k in kernel_sets:
+        matchers = MatcherPair(args.entities, model, args.max_slots) if args.entities else None
         if args.target == "qemu":
-            rep = check_qemu(model, texts, k, progress=not args.quiet)
+            rep = check_qemu(model, texts, k, progress=not args.quiet, matchers=matchers)
             extra = (f" ({rep.tokens} tokens; {rep.instructions} instructions on the emulated Cortex-M7, "
                      f"{rep.instructions // max(1, rep.sentences)} a sentence, profile hooks included)")
         else:
-            rep = check_host(model, texts, k, progress=not args.quiet)
+            rep = check_host(model, texts, k, progress=not args.quiet, matchers=matchers)
             extra = ""
+        if matchers is not None:
+            extra += (f" (registry {args.entities}: {matchers.slots} names replaced, C matcher vs "
+                      f"registry.Matcher{' on the host' if args.target == 'qemu' else ''})")
         print(f"check-bitexact {model.name} target={args.target} kernels={k}: {rep.sentences} sentences, "
               f"{len(rep.mismatches)} mismatches{extra}")
         for m in rep.mismatches[:MAX_SHOWN]:
@@ -199,5 +245,11 @@ def register(subparsers) -> None:
     p.add_argument("--target", choices=["host", "qemu"], default="host")
     p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
     p.add_argument("--limit", type=int, default=None, help="check only the first N sentences")
+    p.add_argument("--entities", metavar="FILE", default=None,
+                   help="registry YAML or *_home.json: also compare the C matcher with registry.Matcher, then "
+                        "check the encoder on the masked text")
+    from .infer import MAX_SLOTS
+    p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
+                   help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)

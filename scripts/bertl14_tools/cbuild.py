@@ -4,7 +4,8 @@
 `bertl14/src/kernels` with `cc -O2 -shared -fPIC` into a cache directory keyed by a hash of the
 sources and the flags, and returns the path of the shared library. `kernels="dsp"` defines
 BERTL14_USE_DSP: on the host the DSP kernels run on the C emulation of the ACLE intrinsics
-(`bertl14_acle_emul.h`), so both kernel sets are tested everywhere.
+(`bertl14_acle_emul.h`), so both kernel sets are tested everywhere. `build_registry_library()` compiles the
+registry matcher (`bertl14/registry/`, a library of its own as in the firmware's CMake) the same way.
 """
 from __future__ import annotations
 
@@ -102,6 +103,29 @@ def build_library(kernels: str = "portable", sanitize: tuple[str, ...] | list[st
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = out_dir / f"libbertl14.so.tmp{os.getpid()}"
     _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs] + ["-lm"])
+    os.replace(tmp, lib)
+    return lib
+
+
+def registry_sources() -> list[Path]:
+    srcs = sorted((LIB_DIR / "registry").glob("*.c"))
+    if not srcs:
+        raise UserError("bertl14/registry/bertl14_registry.c not found: the registry matcher is missing from "
+                        "this checkout")
+    return srcs
+
+
+def build_registry_library(sanitize: tuple[str, ...] | list[str] = ()) -> Path:
+    """Build (or reuse) the registry matcher `bertl14_registry_*` as a host shared library of its own."""
+    srcs = registry_sources()
+    flags = compile_flags("portable", sanitize)
+    out_dir = cache_dir() / f"registry-{_key(srcs + _headers(), flags)}"
+    lib = out_dir / "libbertl14_registry.so"
+    if lib.exists():
+        return lib
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir / f"libbertl14_registry.so.tmp{os.getpid()}"
+    _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs])
     os.replace(tmp, lib)
     return lib
 

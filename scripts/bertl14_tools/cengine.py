@@ -215,3 +215,53 @@ class CEngine:
         st = self.lib.bertl14_ctx_dump_tensor(self._ctx, ctypes.byref(t), name.encode())
         assert st == 0, status_name(st)
         return b"".join(chunks).decode()
+
+
+# ---- the registry matcher (bertl14/registry, bertl14_registry.h) ----------------------------------------------
+class Slot(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_uint32), ("index", ctypes.c_uint32), ("start", ctypes.c_uint32),
+                ("end", ctypes.c_uint32)]
+
+
+_REGISTRY_LIBS: dict[tuple, ctypes.CDLL] = {}
+
+
+def load_registry_library(sanitize: tuple[str, ...] = ()) -> ctypes.CDLL:
+    key = tuple(sanitize)
+    if key not in _REGISTRY_LIBS:
+        lib = ctypes.CDLL(str(cbuild.build_registry_library(sanitize)))
+        P, U32 = ctypes.c_void_p, ctypes.c_uint32
+        lib.bertl14_registry_match.restype = ctypes.c_int
+        lib.bertl14_registry_match.argtypes = [P, P, ctypes.c_char_p, P, U32, P, U32, P]
+        lib.bertl14_registry_validate.restype = ctypes.c_int
+        lib.bertl14_registry_validate.argtypes = [P]
+        _REGISTRY_LIBS[key] = lib
+    return _REGISTRY_LIBS[key]
+
+
+class RegistryMatcher:
+    """bertl14_registry_match() through ctypes; `match` answers like registry.Matcher.match:
+    (status, output bytes, [(kind, index, start, end)])."""
+
+    def __init__(self, registry_words, vocab_words, sanitize: tuple[str, ...] = ()):
+        self.lib = load_registry_library(tuple(sanitize))
+        reg = np.ascontiguousarray(np.asarray(registry_words, dtype=np.uint32))
+        voc = np.ascontiguousarray(np.asarray(vocab_words, dtype=np.uint32))
+        self._reg = ctypes.create_string_buffer(reg.tobytes(), reg.nbytes)
+        self._vocab = ctypes.create_string_buffer(voc.tobytes(), voc.nbytes)
+        st = self.lib.bertl14_registry_validate(self._reg)
+        if st != 0:
+            raise UserError(f"bertl14_registry_validate failed: {status_name(st)} (recompile the registry)")
+
+    def match(self, text: str | bytes, max_slots: int = 8):
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        raw = raw.split(b"\0", 1)[0]
+        size = 8 * len(raw) + 8   # a placeholder (<= 7 bytes) replaces at least one byte, + the NUL
+        out = ctypes.create_string_buffer(size)
+        slots = (Slot * max(1, max_slots))()
+        n = ctypes.c_uint32(0)
+        st = self.lib.bertl14_registry_match(self._reg, self._vocab, raw, out, size, slots, max_slots,
+                                             ctypes.byref(n))
+        if st != 0:
+            return st, b"", []
+        return st, out.value, [(s.kind, s.index, s.start, s.end) for s in slots[: n.value]]

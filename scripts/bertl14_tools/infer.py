@@ -9,6 +9,15 @@ With `--json` every command prints one JSON object a line (the contract later to
   predict   {"text", "intent", "score", "tokens"}   (score in [0, 1], for integer engines the device's
             printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP])
   eval      {"n", "accuracy", "macro_f1", "agreement_with_float"}
+
+`predict` and `eval` take `--entities FILE` (a registry YAML, or a `*_home.json` of the public test data): the
+registry is compiled for the model's tokenizer options and every text goes through the matcher first (docs/
+registry.md): known names become [NAME] / [AREA] / [FLOOR] before tokenizing. The `c` engine uses the C matcher
+(bertl14_registry_match through ctypes), the others registry.Matcher (bit-exact with it). Then predict adds
+"masked" (the text the model saw) and "slots" [{"kind", "name", "text", "start", "end"}] (name = the registry's
+display name, text = the words of the input, start/end = byte offsets in the UTF-8 input), and eval adds
+"slot_accuracy" and "slots" (slots.SlotScore: the expected name/area/floor of each record, compared as registry
+objects).
 """
 from __future__ import annotations
 
@@ -20,8 +29,10 @@ import numpy as np
 from tqdm import tqdm
 
 from .errors import UserError
-from .modelio import Model, open_model
+from .modelio import Model, open_model, read_model_parts
 from .report import per_label_scores
+
+MAX_SLOTS = 4  # names replaced per sentence: the firmware's default CONFIG_APP_REGISTRY_MAX_SLOTS
 
 
 @dataclass
@@ -123,6 +134,69 @@ def make_engine(name: str, model: Model):
     return ENGINES[name](model)
 
 
+# ------------------------------------------------------------------------------------------------------
+# --entities: the registry's names become placeholders before tokenizing
+# ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Slot:
+    kind: str       # "name", "area", "floor"
+    name: str       # the registry's display name of the object found
+    index: int      # its index among the objects of its kind
+    text: str       # the words of the input that matched
+    start: int      # byte offsets in the UTF-8 input
+    end: int
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "text": self.text, "start": self.start, "end": self.end}
+
+
+class Entities:
+    """A registry compiled for a model's tokenizer options, with the matcher of an engine (C for `c`)."""
+
+    def __init__(self, path, model: Model, engine: str, max_slots: int = MAX_SLOTS):
+        import warnings
+        from . import registry as R
+        from . import vocab_blob as V
+        if not 0 <= max_slots <= 255:
+            raise UserError(f"--max-slots {max_slots}: use 0..255")
+        self.R, self.max_slots = R, max_slots
+        self.matcher_vocab = vocab_words = read_model_parts(model.path / "model.bl14")[1]
+        flags = vocab_words[256 + V.HDR_FLAGS]  # the options the C matcher checks the table against
+        self.opts = (bool(flags & V.FLAG_LOWER_CASE), bool(flags & V.FLAG_STRIP_ACCENTS),
+                     bool(flags & V.FLAG_CHINESE_CHARS))
+        self.registry = R.load(path)
+        R.validate(self.registry, *self.opts)
+        with warnings.catch_warnings(record=True) as caught:  # shared names: said once, on stderr
+            warnings.simplefilter("always")
+            self.words = R.compile_registry(self.registry, *self.opts)
+        for w in caught:
+            print(f"warning: {w.message}", file=sys.stderr)
+        if engine == "c":
+            from .cengine import RegistryMatcher
+            self.matcher = RegistryMatcher(self.words, vocab_words)
+        else:
+            self.matcher = R.Matcher(self.words, vocab_words)
+
+    def apply(self, text: str) -> tuple[str, list[Slot]]:
+        """(the text with placeholders, the names found)."""
+        st, out, found = self.matcher.match(text, self.max_slots)
+        if st != 0:
+            raise UserError(f"registry matcher failed on {text!r}: status {st} (invalid UTF-8?)")
+        raw = text.encode("utf-8", "surrogatepass")
+        slots = [Slot(self.R.KIND_KEYS[k], self.registry.items(k)[i].name, i,
+                      raw[a:b].decode("utf-8", "replace"), a, b) for k, i, a, b in found]
+        return out.decode("utf-8"), slots
+
+    @staticmethod
+    def found(slots: list[Slot]) -> dict[str, str]:
+        """kind -> display name, the first name of each kind (what the device reports)."""
+        out: dict[str, str] = {}
+        for s in slots:
+            out.setdefault(s.kind, s.name)
+        return out
+
+
 def tokenize_texts(model: Model, texts: list[str], engine: str) -> list[list[int]]:
     if engine == "ref":
         return [model.encode(t) for t in texts]
@@ -146,7 +220,13 @@ def macro_f1(gold: list[str], pred: list[str]) -> float:
 
 
 def read_eval_data(path: str) -> tuple[list[str], list[str]]:
-    texts, gold = [], []
+    records = read_eval_records(path)
+    return [r["text"] for r in records], [str(r["intent"]) for r in records]
+
+
+def read_eval_records(path: str) -> list[dict]:
+    """The JSON objects of a labelled JSONL file (each with "text" and "intent"; "slots" optional)."""
+    records = []
     try:
         lines = open(path, encoding="utf-8").read().splitlines()
     except OSError as exc:
@@ -160,11 +240,10 @@ def read_eval_data(path: str) -> tuple[list[str], list[str]]:
             raise UserError(f"{path}:{n}: not valid JSON ({exc})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or "intent" not in obj:
             raise UserError(f"{path}:{n}: each line needs \"text\" and \"intent\"")
-        texts.append(obj["text"])
-        gold.append(str(obj["intent"]))
-    if not texts:
+        records.append(obj)
+    if not records:
         raise UserError(f"--data {path}: no sentences")
-    return texts, gold
+    return records
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -204,18 +283,32 @@ def cmd_embed(args) -> int:
     return 0
 
 
+def _entities(args, model: Model) -> Entities | None:
+    return Entities(args.entities, model, args.engine, args.max_slots) if args.entities else None
+
+
 def cmd_predict(args) -> int:
     model = open_model(args.model, progress=sys.stderr.isatty())
     eng = make_engine(args.engine, model)
+    ent = _entities(args, model)
     labels = model.labels
     for text in _texts(args):
-        p = eng.predict(model.encode(text))
+        masked, slots = ent.apply(text) if ent else (text, [])
+        p = eng.predict(model.encode(masked))
         obj = {"text": text, "intent": labels[p.label], "score": round(p.score, 6), "tokens": p.tokens}
-        _emit(obj, args.json, f"{labels[p.label]}\t{p.score:.3f}\t{text}")
+        human = f"{labels[p.label]}\t{p.score:.3f}\t{text}"
+        if ent:
+            obj.update(masked=masked, slots=[s.as_dict() for s in slots])
+            human += "".join(f"\t{s.kind}={s.name}" for s in slots)
+        _emit(obj, args.json, human)
     return 0
 
 
-def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True) -> dict:
+def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True,
+             entities: Entities | None = None, expected: list[dict] | None = None) -> dict:
+    """Intent accuracy, macro-F1, agreement with the float model; with `entities`, the texts go through the
+    matcher first and, with `expected` (slots.expected_slots of each record), slot accuracy is added."""
+    from .slots import SlotScore
     eng = make_engine(engine, model)
     labels = model.labels
     unknown = sorted(set(gold) - set(labels))
@@ -223,7 +316,15 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
     flt = None
     if engine != "float" and model.has_float:
         flt = FloatEngine(model)
-    for text in tqdm(texts, desc=f"eval ({engine})", unit="sent", disable=not progress, leave=False):
+    score = SlotScore(*entities.opts) if entities else None
+    with_names = 0
+    for n, text in enumerate(tqdm(texts, desc=f"eval ({engine})", unit="sent", disable=not progress,
+                                  leave=False)):
+        if entities:
+            text, slots = entities.apply(text)
+            with_names += bool(slots)
+            if expected is not None:
+                score.add(expected[n], entities.found(slots), entities.registry)
         ids = model.encode(text)
         pred.append(labels[eng.predict(ids).label])
         if flt is not None:
@@ -239,20 +340,35 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
            "agreement_with_float": None if agree is None else round(agree, 6)}
     if unknown:
         out["unknown_intents"] = unknown
+    if entities:
+        out["sentences_with_names"] = with_names
+        if score is not None:
+            out["slot_accuracy"] = score.as_dict()["accuracy"]
+            out["slots"] = score.as_dict()
     return out
 
 
 def cmd_eval(args) -> int:
+    from .slots import expected_slots
     model = open_model(args.model, progress=sys.stderr.isatty())
-    texts, gold = read_eval_data(args.data)
-    res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty())
+    records = read_eval_records(args.data)
+    texts, gold = [r["text"] for r in records], [str(r["intent"]) for r in records]
+    ent = _entities(args, model)
+    res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty(), entities=ent,
+                   expected=[expected_slots(r) for r in records] if ent else None)
     if args.json:
         print(json.dumps(res, ensure_ascii=False))
     else:
         agree = "n/a (float model not available)" if res["agreement_with_float"] is None \
             else f"{res['agreement_with_float']:.4f}"
-        print(f"n={res['n']} accuracy={res['accuracy']:.4f} macro_f1={res['macro_f1']:.4f} "
-              f"agreement_with_float={agree}")
+        line = (f"n={res['n']} accuracy={res['accuracy']:.4f} macro_f1={res['macro_f1']:.4f} "
+                f"agreement_with_float={agree}")
+        if ent:
+            sl = res["slots"]
+            acc = "n/a" if sl["accuracy"] is None else f"{sl['accuracy']:.4f}"
+            line += (f" slot_accuracy={acc} ({sl['correct']}/{sl['eligible']} sentences whose expected "
+                     f"name/area/floor the registry knows)")
+        print(line)
     return 0
 
 
@@ -273,12 +389,21 @@ def register(subparsers) -> None:
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_embed)
 
+    def entities(p):
+        p.add_argument("--entities", metavar="FILE", default=None,
+                       help="registry YAML or *_home.json: its names become [NAME]/[AREA]/[FLOOR] before "
+                            "tokenizing, and are reported as slots (docs/registry.md)")
+        p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
+                       help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
+
     p = subparsers.add_parser("predict", help="intent and score of texts")
     common(p, ["ref", "c", "float"], "ref")
+    entities(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_predict)
 
     p = subparsers.add_parser("eval", help="accuracy and macro-F1 on a labelled JSONL file")
     common(p, ["ref", "c", "float"], "ref")
     p.add_argument("--data", required=True, metavar="FILE.jsonl", help="lines with \"text\" and \"intent\"")
+    entities(p)
     p.set_defaults(func=cmd_eval)
