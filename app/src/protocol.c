@@ -210,6 +210,7 @@ static void cmd_config(void)
     put_kv("entities", intent_registry_count(BERTL14_SLOT_NAME));
     put_kv("areas", intent_registry_count(BERTL14_SLOT_AREA));
     put_kv("floors", intent_registry_count(BERTL14_SLOT_FLOOR));
+    put_kv("max_names", intent_has_registry() ? INTENT_MAX_SLOTS : 0u);
     console_puts(dump_on ? " dump=on\r\n" : " dump=off\r\n");
 }
 

@@ -526,11 +526,17 @@ def model_flags(model_dir: str | Path) -> tuple[bool, bool, bool]:
 
 
 def build_for_model(registry_file: str | Path, model_dir: str | Path) -> tuple[Registry, list[int]]:
-    """Load, validate (with the model's normalisation) and compile a registry for a converted model."""
+    """Load, validate (with the model's normalisation) and compile a registry for a converted model; shared
+    names are said once on stderr (`warning: ...`)."""
     lower, strip, chinese = model_flags(model_dir)
     reg = load(registry_file)
     validate(reg, lower, strip, chinese)
-    return reg, compile_registry(reg, lower, strip, chinese)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        words = compile_registry(reg, lower, strip, chinese)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return reg, words
 
 
 def listing(reg: Registry) -> list[dict]:
@@ -542,6 +548,25 @@ def listing(reg: Registry) -> list[dict]:
             out.append({"kind": KIND_KEYS[kind], "name": it.name.encode("utf-8")[:255].decode("utf-8", "ignore"),
                         "domain": it.domain if kind == KIND_NAME else "",
                         "parent": parents[i].name if i != NO_PARENT else ""})
+    return out
+
+
+def table_objects(words: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """The objects of a compiled table, as bertl14_registry_name / bertl14_registry_parent read them:
+    kind -> [(display name, parent index in the next kind or NO_PARENT)]."""
+    pool = b"".join(w.to_bytes(4, "little") for w in words[words[HDR_POOL]:words[HDR_TRIE]])
+    counts = {KIND_NAME: words[HDR_N_ENTITIES], KIND_AREA: words[HDR_N_AREAS], KIND_FLOOR: words[HDR_N_FLOORS]}
+    out, g = {}, 0
+    for kind in (KIND_NAME, KIND_AREA, KIND_FLOOR):
+        items = []
+        for _ in range(counts[kind]):
+            ref, info = words[words[HDR_OBJECTS] + 2 * g], words[words[HDR_OBJECTS] + 2 * g + 1]
+            parent = info & 0xFFFF
+            if kind == KIND_FLOOR or parent >= counts.get(kind + 1, 0):
+                parent = NO_PARENT
+            items.append((pool[ref >> 8:(ref >> 8) + (ref & 0xFF)].decode("utf-8", "replace"), parent))
+            g += 1
+        out[kind] = items
     return out
 
 
@@ -557,14 +582,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, type=Path)
     a = p.parse_args(argv)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            reg, words = build_for_model(a.registry, a.model)
+        reg, words = build_for_model(a.registry, a.model)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
     a.out.mkdir(parents=True, exist_ok=True)
     files = {"bertl14_registry.c": render_c(words, str(a.registry)),
              "registry.json": json.dumps({"source": str(a.registry), "flash_bytes": flash_bytes(words),

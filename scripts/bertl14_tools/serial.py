@@ -1,7 +1,8 @@
 """`bertl14 console | validate`: talk to the intent firmware (app/) over its serial port.
 
   bertl14 console  (--port URL | --qemu ELF) [--send TEXT ...]
-  bertl14 validate (--port URL | --qemu ELF) [--model M] --data FILE.jsonl [--dump] [--json] [--limit N]
+  bertl14 validate (--port URL | --qemu ELF) [--model M] --data FILE.jsonl [--entities FILE] [--dump] [--json]
+                   [--limit N]
 
 URL is anything pyserial opens: /dev/ttyACM0 (the nucleo's ST-LINK port, 115200 8N1) or
 socket://127.0.0.1:PORT. --qemu ELF boots a firmware built for a QEMU board (mps2_an500, mps2_an386)
@@ -9,7 +10,10 @@ with its UART on a free loopback port and stops QEMU on exit. The protocol: docs
 
 `validate` checks every answer against the Python integer reference (reference.py, bit-exact with the C
 library): intent (with the device's min_score), score, token count, truncation and, with --dump, the
-INT8 [CLS] bytes. It exits 1 on any mismatch or protocol error.
+INT8 [CLS] bytes, and with a registry in the firmware the names found (names=, name=, area=, floor=,
+entity_area=; the registry matcher's Python reference runs first). With --entities FILE (the registry the
+firmware was built with, checked against `:entities`), slot accuracy (slots.py) is reported beside intent
+accuracy. It exits 1 on any mismatch or protocol error.
 """
 from __future__ import annotations
 
@@ -35,13 +39,28 @@ SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bed
                 "set a timer for five minutes", "tell me a joke"]
 
 
+# registry names in answers and in :entities (docs/serial-protocol.md, "Names")
+SLOT_KEYS = ("name", "area", "floor", "entity_area")
+
+
+def encode_value(text: str) -> str:
+    """What the firmware writes for a name: space, %, = and control bytes as %XX, UTF-8 kept as it is."""
+    return "".join(f"%{ord(c):02X}" if ord(c) <= 0x20 or c in "%=\x7f" else c for c in text)
+
+
+def decode_value(value: str) -> str:
+    """The inverse of encode_value (any %XX is decoded; the bytes are UTF-8)."""
+    from urllib.parse import unquote
+    return unquote(value, encoding="utf-8", errors="replace")
+
+
 def parse_fields(line: str) -> dict[str, str]:
-    """`key=value` fields of a protocol line (words without '=' are skipped)."""
+    """`key=value` fields of a protocol line (words without '=' are skipped); values percent-decoded."""
     out = {}
     for word in line.split():
         if "=" in word:
             k, v = word.split("=", 1)
-            out.setdefault(k, v)
+            out.setdefault(k, decode_value(v) if "%" in v else v)
     return out
 
 
@@ -186,6 +205,24 @@ class Device:
         self.send(text)
         return self.read_answer()
 
+    def entities(self) -> list[dict]:
+        """The device's registry (`:entities`): [{"kind": "name"|"area"|"floor", "name", "parent"}] in table
+        order (the same dicts as registry.listing, domain aside)."""
+        ans = self.command(":entities")
+        kinds = {"entity:": "name", "area:": "area", "floor:": "floor"}
+        out = []
+        for line in ans.before:
+            kind = kinds.get(line.split(" ", 1)[0])
+            if kind is None:
+                raise ProtocolError(f":entities: unexpected line {line!r}")
+            f = parse_fields(line)
+            parent_key = {"name": "area", "area": "floor"}.get(kind)
+            out.append({"kind": kind, "name": f.get("name", ""), "parent": f.get(parent_key, "") if parent_key else ""})
+        words = ans.line.split()
+        if len(words) < 3 or words[2] != str(len(out)):
+            raise ProtocolError(f":entities: {len(out)} lines but {ans.line!r}")
+        return out
+
     def command(self, cmd: str) -> Answer:
         ans = self.ask(cmd)
         if ans.kind != "ok":
@@ -209,27 +246,67 @@ class Expected:
     truncated: bool
     label: str
     cls: bytes
+    slots: dict = field(default_factory=dict)   # names=, name=, area=, floor=, entity_area= (with a registry)
+
+
+def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) -> dict[str, str]:
+    """The answer's registry fields for the matcher's slots [(kind, index, start, end)] (protocol.c's put_slots):
+    the first name of each kind, the entity's registered area, and how many names were found."""
+    from . import registry as R
+    out = {"names": str(len(found))}
+    first: dict[int, int] = {}
+    for kind, index, _, _ in found:
+        first.setdefault(kind, index)
+    for kind in (R.KIND_NAME, R.KIND_AREA, R.KIND_FLOOR):
+        if kind in first:
+            out[R.KIND_KEYS[kind]] = objects[kind][first[kind]][0]
+    if R.KIND_NAME in first:
+        area = objects[R.KIND_NAME][first[R.KIND_NAME]][1]
+        if area != R.NO_PARENT:
+            out["entity_area"] = objects[R.KIND_AREA][area][0]
+    return out
 
 
 class Reference:
-    """What the firmware must print for a sentence: reference.py on the model the firmware was built with."""
+    """What the firmware must print for a sentence: reference.py on the model the firmware was built with, after
+    the registry matcher (registry.Matcher, bit-exact with the C one) when the firmware has a registry."""
 
-    def __init__(self, model_path: str | Path, min_score_milli: int):
+    def __init__(self, model_path: str | Path, min_score_milli: int, registry_words: list[int] | None = None,
+                 max_names: int = 4):
         from . import reference
         from .modelio import open_model
         self.model = open_model(model_path)
         self.ref, self.qm = reference, self.model.qm
         self.labels = self.model.labels
         self.min_score = min_score_milli
+        self.matcher, self.max_names = None, max_names
+        self.set_registry(registry_words, max_names)
+
+    def set_registry(self, registry_words: list[int] | None, max_names: int = 4) -> None:
+        """Match names with this compiled table (None: no registry), at most max_names a sentence."""
+        from . import registry as R
+        from .modelio import read_model_parts
+        self.matcher, self.max_names = None, max_names
+        if registry_words:
+            vocab_words = read_model_parts(self.model.path / "model.bl14")[1]
+            self.matcher = R.Matcher(registry_words, vocab_words)
+            self.objects = R.table_objects(registry_words)
 
     def expect(self, text: str) -> Expected:
+        slots = {}
+        if self.matcher is not None:
+            st, out, found = self.matcher.match(text, self.max_names)
+            if st != 0:
+                raise UserError(f"the registry matcher failed on {text!r} (status {st})")
+            text = out.decode("utf-8")
+            slots = expected_slot_fields(found, self.objects)
         ids, truncated = self.model.tokenizer.encode_full(text, self.model.max_seq_len)
         r = self.ref.encode(self.qm, ids)
         label = self.labels[int(r.label)]
         score = int(r.score)
         intent = label if (score >= self.min_score and label != "none") else "none"
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
-                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls))
+                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots)
 
 
 def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
@@ -246,6 +323,9 @@ def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
         diffs.append(f"tokens {f.get('tokens')} != {exp.tokens}")
     if (f.get("truncated") == "1") != exp.truncated:
         diffs.append(f"truncated {f.get('truncated', '0')} != {int(exp.truncated)}")
+    for key in ("names",) + SLOT_KEYS:
+        if f.get(key) != exp.slots.get(key):
+            diffs.append(f"{key} {f.get(key)!r} != {exp.slots.get(key)!r}")
     if dump and ans.cls != exp.cls:
         n = sum(1 for a, b in zip(ans.cls or b"", exp.cls) if a != b)
         diffs.append(f"CLS bytes differ ({n} of {len(exp.cls)}; device {len(ans.cls or b'')} bytes)")
@@ -266,17 +346,63 @@ def default_model_for(elf: str | None) -> Path | None:
 
 
 def read_sentences(path: str, limit: int | None) -> list[dict]:
-    from .infer import read_eval_data
-    texts, gold = read_eval_data(path)
-    items = [{"text": t, "gold": g} for t, g in zip(texts, gold)]
+    from .infer import read_eval_records
+    items = [{"text": r["text"], "gold": str(r["intent"]), "record": r} for r in read_eval_records(path)]
     return items[:limit] if limit else items
 
 
-def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progress: bool = True) -> dict:
+def _listing_diff(device: list[dict], mine: list[dict]) -> str:
+    if len(device) != len(mine):
+        return f"{len(device)} names on the device, {len(mine)} in the file"
+    for d, m in zip(device, mine):
+        if d != m:
+            return f"the device has {d['kind']} {d['name']!r} ({d['parent'] or 'no parent'}) where the file has " \
+                   f"{m['kind']} {m['name']!r} ({m['parent'] or 'no parent'})"
+    return ""
+
+
+def device_registry(dev: Device, model_path: Path, entities: str | None, build_dir: Path | None):
+    """(compiled words or None, Registry or None, max names): the registry the firmware was built with, checked
+    against its `:entities` list. With --entities FILE, FILE compiled for the model; otherwise the build's
+    generated/registry/registry.json. A firmware without a registry gives (None, None, 0)."""
+    from . import registry as R
+    on_device = dev.entities()
+    max_names = int(dev.config.get("max_names", "4") or 4)
+    if entities:
+        reg, words = R.build_for_model(entities, model_path)
+        if not on_device:
+            raise UserError(f"--entities {entities}: the firmware has no registry (built with "
+                            f"CONFIG_APP_REGISTRY_FILE=\"\"): rebuild it with CONFIG_APP_REGISTRY_FILE={entities}")
+        diff = _listing_diff(on_device, [{k: d[k] for k in ("kind", "name", "parent")} for d in R.listing(reg)])
+        if diff:
+            raise UserError(f"--entities {entities} is not the registry the firmware was built with ({diff}): "
+                            f"rebuild with CONFIG_APP_REGISTRY_FILE={entities}, or pass the file it was built with")
+        return words, reg, max_names
+    if not on_device:
+        return None, None, 0
+    built = (build_dir / "generated" / "registry" / "registry.json") if build_dir else None
+    if built is not None and built.is_file():
+        data = json.loads(built.read_text(encoding="utf-8"))
+        mine = [{k: d[k] for k in ("kind", "name", "parent")} for d in data["listing"]]
+        if not _listing_diff(on_device, mine):
+            return data["words"], None, max_names
+    raise UserError(f"the firmware has a registry of {len(on_device)} names: pass --entities FILE, the "
+                    "CONFIG_APP_REGISTRY_FILE it was built with (the answers depend on it)")
+
+
+def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progress: bool = True,
+             slot_registry=None) -> dict:
+    """Every sentence against the reference; with slot_registry (a registry.Registry: --entities), slot accuracy
+    (slots.SlotScore) of the device's name=/area=/floor= against each record's expected slots."""
     from tqdm import tqdm
     line_max = int(dev.config.get("line_max", "0") or 0)
-    mismatches, protocol_errors, cycles = [], [], []
+    mismatches, protocol_errors, cycles, match_cycles, match_bytes = [], [], [], 0, 0
     correct = 0
+    score = None
+    if slot_registry is not None:
+        from .slots import SlotScore, expected_slots
+        from .registry import model_flags
+        score = SlotScore(*model_flags(ref.model.path))
     for i, it in enumerate(tqdm(items, desc="validate", unit="sentence", disable=not progress)):
         text = " ".join(it["text"].splitlines())   # one protocol line per sentence
         exp = ref.expect(text)
@@ -292,8 +418,14 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             diffs = compare(ans, exp, dump)
         if ans.kind == "intent" and "cycles" in ans.fields:
             cycles.append(int(ans.fields["cycles"]))
+        if ans.kind == "intent" and "match_cycles" in ans.fields:
+            match_cycles += int(ans.fields["match_cycles"])
+            match_bytes += len(text.encode("utf-8"))
         if ans.fields.get("intent") == it["gold"]:
             correct += 1
+        if score is not None:
+            score.add(expected_slots(it.get("record", {})), {k: ans.fields[k] for k in ("name", "area", "floor")
+                                                              if k in ans.fields}, slot_registry)
         if diffs:
             mismatches.append({"index": i, "text": text, "answer": ans.line, "expected": exp.intent,
                                "differences": diffs})
@@ -304,7 +436,9 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             "mismatches": mismatches, "protocol_errors": protocol_errors,
             "mean_cycles": sum(cycles) / len(cycles) if cycles else None, "max_cycles": max(cycles) if cycles else None,
             "cycles_unit": dev.config.get("cycles"), "dump": dump, "model": dev.config.get("model"),
-            "min_score": dev.config.get("min_score")}
+            "min_score": dev.config.get("min_score"),
+            "match_cycles_per_byte": match_cycles / match_bytes if match_bytes else None,
+            "slots": score.as_dict() if score is not None else None}
 
 
 def cmd_validate(args) -> int:
@@ -329,12 +463,19 @@ def cmd_validate(args) -> int:
         if str(ref.model.max_seq_len) != dev.config.get("max_seq_len"):
             raise UserError(f"the firmware runs max_seq_len={dev.config.get('max_seq_len')} but --model "
                             f"{model} has {ref.model.max_seq_len}: pass the build's generated/model folder")
+        try:
+            words, slot_registry, max_names = device_registry(
+                dev, ref.model.path, args.entities, Path(args.qemu).resolve().parent if args.qemu else None)
+        except ProtocolError as exc:
+            print(f"protocol error: {exc}")
+            return 1
+        ref.set_registry(words, max_names)
         if dev.config.get("model") != ref.model.name:
             print(f"warning: the firmware runs model {dev.config.get('model')}, --model is {ref.model.name}",
                   file=sys.stderr)
         if args.dump:
             dev.command(":dump on")
-        report = validate(dev, ref, items, args.dump, progress=not args.json)
+        report = validate(dev, ref, items, args.dump, progress=not args.json, slot_registry=slot_registry)
     bad = bool(report["mismatches"] or report["protocol_errors"])
     if args.json:
         print(json.dumps(report))
@@ -342,9 +483,17 @@ def cmd_validate(args) -> int:
         print(f"{report['n']} sentences, model {report['model']}, min_score {report['min_score']}"
               f"{', [CLS] bytes checked' if args.dump else ''}")
         print(f"accuracy (intent = expected label): {report['accuracy']:.4f}")
+        if report["slots"] is not None:
+            sl = report["slots"]
+            acc = "n/a" if sl["accuracy"] is None else f"{sl['accuracy']:.4f}"
+            print(f"slot accuracy (name/area/floor the registry knows): {acc} ({sl['correct']} of {sl['eligible']} "
+                  f"sentences; " + ", ".join(f"{k} {v['correct']}/{v['eligible']}" for k, v in sl["per_kind"].items())
+                  + ")")
         print(f"answers identical to the reference: {report['matches_reference']} of {report['n']}")
         if report["mean_cycles"] is not None:
             print(f"cycles ({report['cycles_unit']}): mean {report['mean_cycles']:.0f}, max {report['max_cycles']}")
+        if report["match_cycles_per_byte"] is not None:
+            print(f"registry matcher: {report['match_cycles_per_byte']:.1f} {report['cycles_unit']} per input byte")
         for m in report["mismatches"][:20]:
             print(f"MISMATCH #{m['index']} {m['text']!r}: {'; '.join(m['differences'])}")
         for p in report["protocol_errors"]:
@@ -357,6 +506,9 @@ def _print_answer(ans: Answer) -> None:
     for line in ans.before:
         print(line)
     print(ans.line)
+    names = [f"{k}={ans.fields[k]!r}" for k in SLOT_KEYS if k in ans.fields and "%" in ans.line]
+    if names:   # the names decoded (docs/serial-protocol.md, "Names")
+        print("   " + " ".join(names))
     if ans.cls is not None:
         print("CLS_EMB: " + ",".join(f"0x{b:02x}" for b in ans.cls))
 
@@ -457,6 +609,10 @@ def register(subparsers) -> None:
                                    "BUILD/generated/model next to the ELF)")
     p.add_argument("--data", required=True, help="JSON lines with \"text\" and \"intent\"")
     p.add_argument("--dump", action="store_true", help="also compare the INT8 [CLS] bytes (:dump on)")
+    p.add_argument("--entities", metavar="FILE",
+                   help="the registry the firmware was built with (CONFIG_APP_REGISTRY_FILE: a registry YAML or a "
+                        "public *_home.json); checked against the device's :entities, then slot accuracy is "
+                        "reported beside intent accuracy. Without it, a QEMU build's own generated registry is used")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--limit", type=int, help="only the first N sentences")
     p.set_defaults(func=cmd_validate)
