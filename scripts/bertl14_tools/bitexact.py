@@ -213,8 +213,10 @@ def run(args) -> int:
         texts = texts[:args.limit]
     kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     failed = False
+    matchers = MatcherPair(args.entities, model, args.max_slots) if args.entities else None
     for k in kernel_sets:
-        matchers = MatcherPair(args.entities, model, args.max_slots) if args.entities else None
+        if matchers is not None:
+            matchers.slots = 0
         if args.target == "qemu":
             rep = check_qemu(model, texts, k, progress=not args.quiet, matchers=matchers)
             extra = (f" ({rep.tokens} tokens; {rep.instructions} instructions on the emulated Cortex-M7, "

@@ -13,7 +13,8 @@ they resolve to a common object (two entities may share a name in different area
 registry does not know (timer names such as "pizza", a name of another kind) are not counted.
 
 A sentence is eligible when at least one of its expected values is known; it is correct when every known
-expected value is reported, right. Per kind, each known expected value counts once (`per_kind`).
+expected value is reported, right. Per kind, each known expected value counts once (`per_kind`); `name_area`
+is the same sentence rule over name and area only (issue 9's acceptance wording).
 Reported names nobody expected are counted apart (`unexpected`), they do not change the accuracy.
 """
 from __future__ import annotations
@@ -74,6 +75,7 @@ class SlotScore:
     unknown: int = 0             # expected values the registry does not know (not counted)
     unexpected: int = 0          # reported kinds the sentence expects nothing for
     per_kind: dict = field(default_factory=lambda: {k: {"eligible": 0, "correct": 0} for k in KINDS})
+    name_area: dict = field(default_factory=lambda: {"eligible": 0, "correct": 0})
     errors: list = field(default_factory=list)   # (expected, found) of the first wrong sentences
     _index: tuple | None = field(default=None, repr=False)
 
@@ -87,8 +89,8 @@ class SlotScore:
         idx = self._lookup(registry)
         self.sentences += 1
         self.unexpected += sum(1 for k in found if k in KINDS and k not in expected)
-        known = 0
-        right = True
+        known = known_na = 0
+        right = right_na = True
         for kind, value in expected.items():
             if kind not in KINDS:
                 continue
@@ -102,6 +104,12 @@ class SlotScore:
             self.per_kind[kind]["eligible"] += 1
             self.per_kind[kind]["correct"] += ok
             right &= ok
+            if kind != "floor":
+                known_na += 1
+                right_na &= ok
+        if known_na:
+            self.name_area["eligible"] += 1
+            self.name_area["correct"] += right_na
         if not known:
             return None
         self.eligible += 1
@@ -120,4 +128,5 @@ class SlotScore:
         return {"eligible": self.eligible, "correct": self.correct,
                 "accuracy": acc(self.correct, self.eligible),
                 "per_kind": {k: dict(v, accuracy=acc(v["correct"], v["eligible"])) for k, v in self.per_kind.items()},
+                "name_area": dict(self.name_area, accuracy=acc(self.name_area["correct"], self.name_area["eligible"])),
                 "not_in_registry": self.unknown, "unexpected": self.unexpected}

@@ -82,6 +82,9 @@ def test_wrong_or_missing_object_is_wrong(reg):
     assert d["per_kind"]["area"] == {"eligible": 3, "correct": 0, "accuracy": 0.0}
     assert d["per_kind"]["name"] == {"eligible": 2, "correct": 2, "accuracy": 1.0}  # Fan right, its area not
     assert s.errors[0] == ({"area": "Kitchen"}, {"name": "Kitchen Light"})
+    assert d["name_area"] == {"eligible": 4, "correct": 1, "accuracy": 0.25}
+    assert s.add({"name": "Lamp", "floor": "Ground Floor"}, {"name": "Lamp"}, reg) is False  # floor missing
+    assert s.as_dict()["name_area"] == {"eligible": 5, "correct": 2, "accuracy": 0.4}
 
 
 # ---- the engine path with a tiny random model --------------------------------------------------------------------
