@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,36 @@ def usage(sections: list[dict]) -> dict:
     return {"flash": sum(flash.values()), "ram": sum(ram.values()), "flash_sections": flash, "ram_sections": ram}
 
 
+_MAP_INPUT = re.compile(r"^ (\.\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
+
+
+def registry_cost(map_file: Path) -> dict | None:
+    """Flash of the registry (issue 9) from the linker map: bytes of the input sections linked from the generated
+    table (generated/registry/bertl14_registry.c) and from the matcher library (libbertl14_registry.a).
+    None when neither is linked (CONFIG_APP_REGISTRY_FILE empty)."""
+    try:
+        text = map_file.read_text(errors="replace")
+    except OSError:
+        return None
+    text = text.split("Linker script and memory map", 1)[-1]   # not the discarded sections before it
+    table = code = 0
+    pending = None
+    for line in text.splitlines():
+        if re.match(r"^ \.\S+$", line):          # a long section name: its address/size/file on the next line
+            pending = line.strip()
+            continue
+        m = _MAP_INPUT.match(line)
+        if m and (m.group(1) or pending) and int(m.group(2), 16):   # address 0: not placed
+            name, size, src = m.group(1) or pending, int(m.group(3), 16), m.group(4)
+            if name.startswith((".text", ".rodata", ".data")):
+                if "generated/registry/bertl14_registry.c" in src:
+                    table += size
+                elif "libbertl14_registry.a" in src:
+                    code += size
+        pending = None
+    return {"table": table, "code": code} if table or code else None
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("elf", type=Path)
@@ -36,13 +67,15 @@ def main(argv=None) -> int:
     p.add_argument("--ram-budget", type=int, default=0)
     p.add_argument("--board", default="")
     p.add_argument("--out", type=Path)
+    p.add_argument("--map", type=Path, help="linker map: the registry's flash (table, matcher code) is printed")
     a = p.parse_args(argv)
     try:
         u = usage(elf_sections(a.objdump, a.elf))
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"memory budget: cannot read {a.elf} with {a.objdump}: {exc}", file=sys.stderr)
         return 1
-    u.update(flash_budget=a.flash_budget, ram_budget=a.ram_budget, board=a.board)
+    u.update(flash_budget=a.flash_budget, ram_budget=a.ram_budget, board=a.board,
+             registry=registry_cost(a.map) if a.map else None)
 
     def line(what, used, budget):
         if not budget:
@@ -53,6 +86,10 @@ def main(argv=None) -> int:
     print(f"memory budget ({a.board or a.elf.name}):")
     print(line("flash", u["flash"], a.flash_budget))
     print(line("static RAM", u["ram"], a.ram_budget) + f"  [{parts}]")
+    if a.map:
+        r = u["registry"]
+        print(f"  {'registry':<11} {r['table'] + r['code']:>9,} B of the flash (table {r['table']:,} B, matcher code "
+              f"{r['code']:,} B)" if r else f"  {'registry':<11} {0:>9} B (none: CONFIG_APP_REGISTRY_FILE is empty)")
     over = []
     if a.flash_budget and u["flash"] > a.flash_budget:
         over.append(f"flash {u['flash']:,} B > {a.flash_budget:,} B (CONFIG_APP_FLASH_BUDGET): prune heads "

@@ -467,7 +467,7 @@ def cmd_validate(args) -> int:
             words, slot_registry, max_names = device_registry(
                 dev, ref.model.path, args.entities, Path(args.qemu).resolve().parent if args.qemu else None)
         except ProtocolError as exc:
-            print(f"protocol error: {exc}")
+            print(json.dumps({"protocol_errors": [{"error": str(exc)}]}) if args.json else f"protocol error: {exc}")
             return 1
         ref.set_registry(words, max_names)
         if dev.config.get("model") != ref.model.name:

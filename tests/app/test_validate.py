@@ -45,7 +45,8 @@ class FakeDevice:
         conn, _ = self.srv.accept()
         with conn, conn.makefile("rb") as f:
             for line in f:
-                conn.sendall(self.config if line.startswith(b":config") else self.answer)
+                conn.sendall(self.config if line.startswith(b":config") else
+                             b"ok entities 0\r\n" if line.startswith(b":entities") else self.answer)
 
 
 def _validate_fake(tmp_path, answer: bytes):

@@ -1,0 +1,68 @@
+"""The registry on the wire (issue 9, docs/serial-protocol.md "Names"): the default build carries
+app/entities.yaml; answers report name= area= floor= entity_area= (percent-encoded), bit-exact with the
+reference (registry.Matcher + reference.py); `:entities` lists the registry; bad input with names."""
+from __future__ import annotations
+
+import pytest
+
+from apphelpers import REPO
+
+
+def _check(device, reference, text):
+    from bertl14_tools.serial import compare
+    ans = device.ask(text)
+    diffs = compare(ans, reference.expect(text), device.dump)
+    assert not diffs, (text, ans.line, diffs)
+    return ans.fields
+
+
+def test_answers_carry_the_names(device, reference):
+    f = _check(device, reference, "switch on the tv in the lounge")     # alias -> display names
+    assert (f["name"], f["area"], f["entity_area"], f["names"]) == ("Television", "Living Room", "Living Room", "2")
+    f = _check(device, reference, "turn off the towel rail upstairs")
+    assert (f["name"], f["floor"], f["entity_area"]) == ("Towel Rail", "Top Floor", "Bathroom") and "area" not in f
+    f = _check(device, reference, "what is the temperature in the bedroom")
+    assert f["area"] == "Bedroom" and "name" not in f and f["names"] == "1"
+    f = _check(device, reference, "打开小夜灯")                          # a Chinese name, UTF-8 kept as is
+    assert f["name"] == "小夜灯" and f["entity_area"] == "Balcony"
+    f = _check(device, reference, "turn on the kitchen lights")           # longest match: not the area
+    assert f["name"] == "Kitchen Light" and "area" not in f
+    f = _check(device, reference, "set a timer for five minutes")
+    assert f["names"] == "0" and not {"name", "area", "floor"} & set(f)
+    assert int(f["match_cycles"]) <= int(f["cycles"])
+
+
+def test_entities_lists_the_registry(device):
+    from bertl14_tools import registry as R
+    want = [{k: d[k] for k in ("kind", "name", "parent")} for d in R.listing(R.load(REPO / "app" / "entities.yaml"))]
+    assert device.entities() == want
+    cfg = device.command(":config").fields
+    assert (cfg["entities"], cfg["areas"], cfg["floors"], cfg["max_names"]) == ("13", "7", "2", "4")
+    assert any(":entities" in line for line in device.ask(":help").before)
+
+
+def test_bad_input_with_names(device, reference):
+    device.send("turn on the tv ".encode() + b"\xff\xfe")               # a name, then invalid UTF-8
+    assert device.read_answer().line.startswith("error=invalid_utf8 ")
+    device.send(b"\xe5\xb0\x8f\xe5\xa4\x9c")                            # a Chinese name cut mid-character
+    assert device.read_answer().line.startswith("error=invalid_utf8 ")
+    full = " ".join(["tv"] * 80)                                         # a line full of names, 239 bytes
+    f = _check(device, reference, full)
+    assert f["names"] == "4" and f["name"] == "Television"              # max_names replaced, the rest is text
+    f = _check(device, reference, "kitchen tv lounge upstairs radiator hall desk fan")   # more names than slots
+    assert f["names"] == "4" and (f["area"], f["name"], f["floor"]) == ("Kitchen", "Television", "Top Floor")
+    f = _check(device, reference, "tv,tv.tv!tv?tv")                     # punctuation between names
+    assert f["names"] == "4"
+    _check(device, reference, "turn on the kitchen light")              # and the device is fine afterwards
+    stats = device.command(":stats").fields
+    assert stats["errors"] == "2"
+
+
+def test_encoding_round_trip():
+    from bertl14_tools.serial import decode_value, encode_value, parse_fields
+    for name in ["Living Room", "50% = Lamp", "小夜灯", "a\tb\x7f", "%20", "=", "Café Lamp"]:
+        enc = encode_value(name)
+        assert " " not in enc and "=" not in enc and "\t" not in enc
+        assert decode_value(enc) == name
+        assert parse_fields(f"intent=X name={enc} area={encode_value('Hall')}")["name"] == name
+    assert encode_value("50% = Lamp") == "50%25%20%3D%20Lamp"

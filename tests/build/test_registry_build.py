@@ -1,0 +1,129 @@
+"""The registry in the firmware build (issue 9): CONFIG_APP_REGISTRY_FILE compiles a YAML file into the
+firmware (the table in the ELF is exactly registry.compile_registry's words), empty means no table and no
+matcher code, a bad file fails the build with its file:line, names are percent-encoded on the wire."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, require_arm, west
+
+WEIRD = """\
+floors:
+  - name: Ground Floor
+areas:
+  - name: Tea Room
+    floor: Ground Floor
+entities:
+  - name: 50% = Lamp
+    domain: light
+    area: Tea Room
+  - name: 台灯
+    domain: light
+"""
+
+
+def _build(tmp_path: Path, modules: dict, *defs: str) -> tuple[Path, subprocess.CompletedProcess]:
+    require_arm()
+    d = tmp_path / "build"
+    proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_NONE=y", *defs,
+                env=modules)
+    return d, proc
+
+
+def _symbols(build: Path) -> dict[str, tuple[int, int]]:
+    out = subprocess.run(["arm-none-eabi-nm", "-S", str(build / "firmware.elf")], capture_output=True, text=True,
+                         check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            syms[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
+    return syms
+
+
+def _elf_words(build: Path, name: str) -> list[int]:
+    """The words of a symbol, read from the loaded image (firmware.bin starts at the flash base 0)."""
+    addr, size = _symbols(build)[name]
+    data = (build / "firmware.bin").read_bytes()[addr:addr + size]
+    return [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
+
+
+def test_default_registry_table_is_the_python_compile(bare_metal_an500):
+    """app/entities.yaml is the default; the flash table equals compile_registry for the model's tokenizer, and
+    the memory summary prints its cost measured from the link map."""
+    from bertl14_tools import registry as R
+    build, proc = bare_metal_an500
+    reg, words = R.build_for_model(REPO / "app" / "entities.yaml", build / "generated" / "model")
+    assert _elf_words(build, "bertl14_registry") == words
+    assert (build / "generated" / "registry" / "bertl14_registry.c").read_text() == R.render_c(words, "entities.yaml")
+    budget = json.loads((build / "memory_budget.json").read_text())
+    assert budget["registry"]["table"] == 4 * len(words) and budget["registry"]["code"] > 1000
+    assert "registry" in proc.stdout and f"table {4 * len(words):,} B" in proc.stdout
+
+
+def test_no_registry_means_no_table_no_matcher_no_slots(tmp_path, empty_modules, qemu):
+    build, proc = _build(tmp_path, empty_modules, '-DCONFIG_APP_REGISTRY_FILE=')
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not [s for s in _symbols(build) if "registry_match" in s or s == "bertl14_registry"]
+    assert not (build / "generated" / "registry").exists()
+    assert "CONFIG_APP_REGISTRY_MAX_SLOTS" not in (build / ".config").read_text()
+    assert "(none: CONFIG_APP_REGISTRY_FILE is empty)" in proc.stdout
+    q = qemu(build)
+    assert q.readline().startswith("bertl14 ready ")
+    q.write(b":entities\n")
+    assert q.readline() == "ok entities 0"
+    q.write(b"switch on the tv in the lounge\n")
+    ans = q.readline()
+    assert ans.startswith("intent=") and "names=" not in ans and "name=" not in ans, ans
+
+
+def test_invalid_registry_fails_the_build_with_file_and_line(tmp_path, empty_modules):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("areas:\n  - name: Kitchen\n  - name: kitchen\nentities:\n  - name: Lamp\n    area: Attic\n")
+    build, proc = _build(tmp_path, empty_modules, f"-DCONFIG_APP_REGISTRY_FILE={bad}")
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert f"{bad}:3: duplicate area name 'kitchen'" in out, out[-3000:]
+    assert f"{bad}:5: entity 'Lamp' names unknown area 'Attic'" in out
+    assert "Traceback" not in out
+    assert not (build / "firmware.elf").exists()
+
+
+def test_missing_registry_file_is_a_clear_configure_error(tmp_path, empty_modules):
+    build, proc = _build(tmp_path, empty_modules, "-DCONFIG_APP_REGISTRY_FILE=no/such.yaml")
+    assert proc.returncode != 0
+    assert "registry file no/such.yaml (CONFIG_APP_REGISTRY_FILE) not found" in proc.stdout + proc.stderr
+
+
+def test_names_with_space_percent_equals_and_utf8_round_trip(tmp_path, empty_modules):
+    """A registry of our own with awkward names, relative to the repository root: the answers stay key=value
+    parseable and decode back to the display names; the reference agrees bit for bit."""
+    from bertl14_tools.serial import Device, Reference, compare, open_link
+    reg_file = REPO / "build" / "test-weird-registry.yaml"      # relative path, resolved against the root
+    reg_file.parent.mkdir(exist_ok=True)
+    reg_file.write_text(WEIRD, encoding="utf-8")
+    try:
+        build, proc = _build(tmp_path, empty_modules, "-DCONFIG_APP_REGISTRY_FILE=build/test-weird-registry.yaml")
+    finally:
+        reg_file.unlink()
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    words = json.loads((build / "generated" / "registry" / "registry.json").read_text())["words"]
+    model = build / "generated" / "model"
+    ref = Reference(model, json.loads((model / "manifest.json").read_text())["min_score_milli"], words, 4)
+    with open_link(qemu=str(build / "firmware.elf"), timeout=60) as ser:
+        dev = Device(ser, 60)
+        dev.read_banner()
+        for text, want in [("turn on the 50% = lamp in the tea room", {"name": "50% = Lamp", "area": "Tea Room"}),
+                           ("打开台灯", {"name": "台灯"})]:
+            ans = dev.ask(text)
+            assert all(len(w.split("=")) >= 2 for w in ans.line.split()), ans.line
+            assert {k: ans.fields[k] for k in want} == want, ans.line
+            assert not compare(ans, ref.expect(text), False), ans.line
+        assert "name=50%25%20%3D%20Lamp" in dev.ask("dim 50% = lamp").line
+        listing = dev.entities()
+    assert [d["name"] for d in listing] == ["50% = Lamp", "台灯", "Tea Room", "Ground Floor"]
+    assert listing[0]["parent"] == "Tea Room" and listing[1]["parent"] == "" and listing[2]["parent"] == "Ground Floor"
