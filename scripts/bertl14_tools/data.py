@@ -29,6 +29,15 @@ DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh-CN")
 NONE_LABEL = "none"
 ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (issue 9)
+# `--mask-names`: the placeholder the device's registry matcher writes in place of a known name
+# (registry.PLACEHOLDERS: "[NAME]", "[AREA]", "[FLOOR]"; the name's bytes replaced, no spaces added).
+PLACEHOLDERS = {"name": "[NAME]", "area": "[AREA]", "floor": "[FLOOR]"}
+# While a sentence is generated, an entity value is wrapped in private-use marks (start mark per list, one end
+# mark), so that the same cleaned sentence yields the plain text and the masked text.
+_MARK_START = {"name": "\ue001", "area": "\ue002", "floor": "\ue003"}
+_MARK_END = "\ue00f"
+_MARKS = "\ue001-\ue00f"
+_CJK = "\u3000-\u9fff\uff00-\uffef"
 
 # domains for `{name}` in blocks that are not scoped to a domain
 DEFAULT_NAME_DOMAINS = {
@@ -62,6 +71,41 @@ def clean_text(text: str) -> str:
     """A generated sentence as we store it: single spaces, none between CJK characters."""
     text = re.sub(r"\s+", " ", text).strip()
     return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)
+
+
+def clean_marked(text: str) -> str:
+    """`clean_text` of a sentence whose entity values carry marks: spaces are removed between CJK characters
+    as if the marks were not there, so that stripping the marks gives exactly `clean_text` of the plain text."""
+    text = re.sub(r"\s+", " ", text).strip()
+    pattern = re.compile(rf"(?<=[{_CJK}])([{_MARKS}]*) ([{_MARKS}]*)(?=[{_CJK}])")
+    while True:     # a lookbehind cannot skip marks of any length: repeat until stable
+        cleaned = pattern.sub(r"\1\2", text)
+        if cleaned == text:
+            return cleaned
+        text = cleaned
+
+
+def split_marked(text: str) -> tuple[str, str | None]:
+    """(plain text, masked text or None when the sentence names no entity) of a marked sentence."""
+    plain = re.sub(rf"[{_MARKS}]", "", text)
+    if plain == text:
+        return plain, None
+    masked = text
+    for kind, start in _MARK_START.items():
+        masked = re.sub(rf"{start}[^{_MARK_END}]*{_MARK_END}", lambda _m, k=kind: PLACEHOLDERS[k], masked)
+    return plain, masked
+
+
+def mask_chosen(text: str, seed: int, fraction: float) -> bool:
+    """Whether the name-bearing sentence `text` (plain) is written masked: a hash of the seed and the
+    normalized sentence against `fraction`, so the choice is deterministic for the seed and does not move
+    the random walk."""
+    if fraction <= 0:
+        return False
+    if fraction >= 1:
+        return True
+    digest = hashlib.sha256(f"{seed}\0{normalize(text)}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") < fraction * 2 ** 64
 
 
 def check_lang(lang: str) -> str:
@@ -126,6 +170,7 @@ class Sample:
     text: str
     intent: str
     slots: dict = field(default_factory=dict)
+    masked_text: str | None = None     # the text with entity values replaced by placeholders (None: no entity)
 
 
 class Expander:
@@ -188,7 +233,7 @@ class Expander:
             if name in ENTITY_LISTS:
                 text = self.entity_value(name, ctx["domains"])
                 ctx["slots"][slot] = text
-                return text
+                return _MARK_START[name] + text + _MARK_END
             slot_list = ctx["lists"].get(name)
             if isinstance(slot_list, WildcardSlotList) or (slot_list is None and name in self.values["wildcards"]):
                 phrases = self.values["wildcards"].get(name)
@@ -226,11 +271,11 @@ class Expander:
             "domains": domains,
             "slots": {},
         }
-        text = clean_text(self.walk(sentence.expression, ctx))
+        text, masked = split_marked(clean_marked(self.walk(sentence.expression, ctx)))
         slots = {k: v for k, v in ctx["slots"].items()}
         for key, value in data.slots.items():      # fixed slots of the block (domain, ...)
             slots.setdefault(key, value)
-        return Sample(text=text, intent=intent_name, slots=slots)
+        return Sample(text=text, intent=intent_name, slots=slots, masked_text=masked)
 
 
 def block_domains(data) -> set[str]:
@@ -262,12 +307,19 @@ class Dataset:
     validation: list[dict]
     ood_eval: list[dict]
     stats: dict
+    handwritten: list[dict] = field(default_factory=list)
 
 
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
-                  only_intents: list[str] | None = None) -> Dataset:
+                  only_intents: list[str] | None = None, mask_names: float = 0.0) -> Dataset:
+    """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
+    written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
+    validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
+    validation part), unless that form is a training sentence. Name-bearing rows carry `"masked": true|false`."""
     check_lang(lang)
+    if not 0 <= mask_names <= 1:
+        raise UserError("--mask-names must be a fraction in [0, 1] (e.g. 0.5: half the name-bearing sentences masked)")
     if per_intent < 1:
         raise UserError("--per-intent must be at least 1")
     if not 0 <= val_fraction < 1:
@@ -290,6 +342,9 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         while templates and len(found) < per_intent and attempts < max_attempts:
             data, sentence = templates[rng.randrange(len(templates))]
             sample = expander.sample(name, data, sentence)
+            if sample.masked_text is not None and mask_chosen(sample.text, seed, mask_names):
+                sample.text, sample.masked_text = sample.masked_text, sample.text   # masked_text: the other form
+                sample.slots["masked"] = True
             found.setdefault(normalize(sample.text), sample)
             attempts += 1
         by_intent[name] = found
@@ -308,12 +363,30 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     # 3. stratified split, deterministic
     train, validation = [], []
     per_intent_counts = {}
+    other_forms = []      # (sample, other form) of name-bearing validation sentences
     for name in names:
         rows = [s for key, s in by_intent[name].items() if key not in conflict_set]
         per_intent_counts[name] = len(rows)
         n_val = int(len(rows) * val_fraction)
         for i, s in enumerate(rows):
-            (validation if i < n_val else train).append({"text": s.text, "intent": s.intent, "slots": s.slots})
+            slots = {k: v for k, v in s.slots.items() if k != "masked"}
+            row = {"text": s.text, "intent": s.intent, "slots": slots}
+            if mask_names > 0 and s.masked_text is not None:    # "masked" only on name-bearing rows
+                row["masked"] = bool(s.slots.get("masked"))
+            (validation if i < n_val else train).append(row)
+            if i < n_val and mask_names > 0 and s.masked_text is not None:
+                other_forms.append((row, s.masked_text))
+    # both forms of a name-bearing validation sentence, unless the other form is taken (a training sentence,
+    # another validation sentence, or a sentence of another label)
+    taken = {normalize(r["text"]) for r in train + validation}
+    added_forms = 0
+    for row, text in other_forms:
+        key = normalize(text)
+        if key in taken or owners.get(key, {row["intent"]}) != {row["intent"]}:
+            continue
+        taken.add(key)
+        validation.append({**row, "text": text, "masked": not row["masked"]})
+        added_forms += 1
     ood_eval = []
     if ood:
         kept = [t for t in ood_sentences if normalize(t) not in conflict_set]
@@ -340,7 +413,19 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         "conflicts_dropped": len(conflicts), "conflict_examples": conflicts[:20],
         "sentences_per_label": per_intent_counts,
     }
-    return Dataset(train, validation, ood_eval, stats)
+    if mask_names > 0:
+        stats["mask_names"] = mask_names
+        stats["masked"] = {"train": sum(bool(r.get("masked")) for r in train),
+                           "validation": sum(bool(r.get("masked")) for r in validation),
+                           "validation_other_forms_added": added_forms}
+    return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [])
+
+
+def load_handwritten(lang: str) -> list[dict]:
+    """Our hand-written in-domain validation sentences (`data/handwritten-<lang>.jsonl`: written by us, not
+    from the templates nor the public test), or [] when there is no such file."""
+    path = DATA_DIR / f"handwritten-{check_lang(lang)}.jsonl"
+    return read_jsonl(path) if path.exists() else []
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
@@ -364,18 +449,23 @@ def write_dataset(ds: Dataset, out: Path) -> None:
     write_jsonl(out / "train.jsonl", ds.train)
     write_jsonl(out / "validation.jsonl", ds.validation)
     write_jsonl(out / "ood.jsonl", ds.ood_eval)
+    if ds.handwritten:
+        write_jsonl(out / "handwritten.jsonl", ds.handwritten)
     (out / "stats.json").write_text(json.dumps(ds.stats, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
                                     encoding="utf-8")
 
 
 def run(args) -> int:
     ds = build_dataset(args.lang, per_intent=args.per_intent, seed=args.seed, intent_files=args.intents,
-                       builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood)
+                       builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
+                       mask_names=args.mask_names)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
     print(f"{out}: {s['train']} train, {s['validation']} validation, {s['ood_eval']} held-out out-of-domain; "
           f"{s['intents']} intents, {s['conflicts_dropped']} sentences with two labels dropped")
+    if "masked" in s:
+        print(f"names masked in {s['masked']['train']} train and {s['masked']['validation']} validation sentences")
     short = {k: v for k, v in s["sentences_per_label"].items() if v < args.per_intent}
     if short:
         print("intents with fewer distinct sentences than --per-intent: "
@@ -394,4 +484,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-builtin", action="store_true", help="only the --intents files, not Home Assistant's")
     p.add_argument("--no-ood", action="store_true", help="no out-of-domain `none` class")
     p.add_argument("--val-fraction", type=float, default=0.1)
+    p.add_argument("--mask-names", type=float, nargs="?", const=1.0, default=0.0, metavar="FRACTION",
+                   help="write [NAME]/[AREA]/[FLOOR] (what the device's registry matcher writes) in place of the "
+                        "names in this fraction of the sentences that have one, chosen by a hash of seed and "
+                        "sentence (alone: 1 = all; default 0 = none); validation then holds both forms")
     p.set_defaults(func=run)
