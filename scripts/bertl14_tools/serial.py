@@ -188,7 +188,7 @@ class Device:
             if line.startswith(ANSWER_PREFIXES):
                 break
             before.append(line)
-            if len(before) > 50:
+            if len(before) > 70000:   # :entities prints one line per registry object (at most 65,534)
                 raise ProtocolError(f"no answer line (intent=, error=, ok) after {before[:3]!r} ...")
         ans = Answer(line=line, fields=parse_fields(line), before=before)
         if self.dump and ans.kind == "intent":

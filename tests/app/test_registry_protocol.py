@@ -44,7 +44,7 @@ def test_entities_lists_the_registry(device):
 def test_bad_input_with_names(device, reference):
     device.send("turn on the tv ".encode() + b"\xff\xfe")               # a name, then invalid UTF-8
     assert device.read_answer().line.startswith("error=invalid_utf8 ")
-    device.send(b"\xe5\xb0\x8f\xe5\xa4\x9c")                            # a Chinese name cut mid-character
+    device.send(b"\xe5\xb0\x8f\xe5\xa4\x9c\xe7\x81")                    # 小夜灯 cut in its last character
     assert device.read_answer().line.startswith("error=invalid_utf8 ")
     full = " ".join(["tv"] * 80)                                         # a line full of names, 239 bytes
     f = _check(device, reference, full)
