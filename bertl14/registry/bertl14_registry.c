@@ -53,11 +53,15 @@ enum {
 typedef struct {
     const uint32_t *classes, *map_keys, *map_offsets, *map_out;
     uint32_t n_classes, n_map, map_out_words, flags;
+    /* Lookup caches (text repeats the same few runs: a-z is one class run and one gap of the map), so most
+       characters skip both binary searches. Only speed: the results are the searches' results. */
+    uint32_t run_lo, run_hi, run_cls; /* code points [run_lo, run_hi) have class run_cls */
+    uint32_t gap_lo, gap_hi;          /* no map key in [gap_lo, gap_hi) */
 } norm_t;
 
 /* Reads the text one symbol at a time (see the file comment). */
 typedef struct {
-    const norm_t *nm;
+    norm_t *nm;
     const uint8_t *text;
     uint32_t pos;               /* byte offset of the next input character */
     uint32_t start, end;        /* span of the current input character */
@@ -104,17 +108,24 @@ static uint32_t utf8_decode(const uint8_t *s, uint32_t *cp)
     return len;
 }
 
-static uint32_t class_of(const norm_t *nm, uint32_t cp)
+static uint32_t class_of(norm_t *nm, uint32_t cp)
 {
     uint32_t lo = 0u, hi = nm->n_classes;
+    if (cp >= nm->run_lo && cp < nm->run_hi) {
+        return nm->run_cls;
+    }
     while (hi - lo > 1u) {
         uint32_t mid = lo + (hi - lo) / 2u;
         if ((nm->classes[mid] >> 3) <= cp) { lo = mid; } else { hi = mid; }
     }
-    return nm->classes[lo] & 7u;
+    /* the run of entry lo reaches the next entry's start (the first run also covers what is below it) */
+    nm->run_lo = lo == 0u ? 0u : nm->classes[lo] >> 3;
+    nm->run_hi = lo + 1u < nm->n_classes ? nm->classes[lo + 1u] >> 3 : 0xFFFFFFFFu;
+    nm->run_cls = nm->classes[lo] & 7u;
+    return nm->run_cls;
 }
 
-static void cursor_init(cursor_t *c, const norm_t *nm, const uint8_t *text, uint32_t pos)
+static void cursor_init(cursor_t *c, norm_t *nm, const uint8_t *text, uint32_t pos)
 {
     c->nm = nm; c->text = text; c->pos = pos; c->start = c->end = pos;
     c->n_out = c->i_out = 0u; c->q_n = c->q_i = 0u; c->trailing = 0; c->cls = CLASS_WORD;
@@ -131,7 +142,7 @@ static void push(cursor_t *c, uint32_t sym, uint32_t flags)
 /* load the next input character that gives symbols; returns 0 at the end, SYM_INVALID on bad UTF-8 */
 static uint32_t load_char(cursor_t *c)
 {
-    const norm_t *nm = c->nm;
+    norm_t *nm = c->nm;
     for (;;) {
         uint32_t cp = 0u, len, lo, hi, i;
         if (c->text[c->pos] == 0u) {
@@ -159,10 +170,18 @@ static uint32_t load_char(cursor_t *c)
             return 1u;
         }
         lo = 0u; hi = nm->n_map; /* map entry of cp */
+        if (cp >= nm->gap_lo && cp < nm->gap_hi) {
+            hi = 0u; /* known to be between two keys */
+        }
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2u, key = nm->map_keys[mid] >> 8;
             if (key == cp) { break; }
             if (key < cp) { lo = mid + 1u; } else { hi = mid; }
+        }
+        if (lo == hi && nm->n_map != 0u && !(cp >= nm->gap_lo && cp < nm->gap_hi)) {
+            /* a miss: keys[lo - 1] < cp < keys[lo]; remember the gap between them */
+            nm->gap_lo = lo == 0u ? 0u : (nm->map_keys[lo - 1u] >> 8) + 1u;
+            nm->gap_hi = lo < nm->n_map ? nm->map_keys[lo] >> 8 : 0xFFFFFFFFu;
         }
         if (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2u, off = nm->map_offsets[mid];
@@ -273,7 +292,7 @@ static uint32_t trie_step(const uint32_t *r, uint32_t *node, uint32_t *k, uint32
 }
 
 /* longest name whose words start at byte start: object index + 1 (0: none), its end byte in *end */
-static uint32_t longest_at(const uint32_t *r, const norm_t *nm, const uint8_t *text, uint32_t start, uint32_t *end)
+static uint32_t longest_at(const uint32_t *r, norm_t *nm, const uint8_t *text, uint32_t start, uint32_t *end)
 {
     cursor_t c;
     uint32_t node = r[R_TRIE], k = 0u, best = 0u, prev_b = 1u, last_ok = 0u, last_end = start;
@@ -338,6 +357,8 @@ static int norm_init(norm_t *nm, const uint32_t *section)
     nm->n_map = h[V_N_MAP];
     nm->map_out_words = h[V_MAP_OUT_WORDS];
     nm->flags = h[V_FLAGS];
+    nm->run_lo = nm->run_hi = nm->run_cls = 0u; /* empty caches */
+    nm->gap_lo = nm->gap_hi = 0u;
     return 1;
 }
 
