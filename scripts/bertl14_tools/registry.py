@@ -517,10 +517,10 @@ def model_flags(model_dir: str | Path) -> tuple[bool, bool, bool]:
     """(lower, strip, chinese): the tokenizer options of a converted model folder, read from its vocabulary
     section (the words the C matcher checks the table against)."""
     from .modelio import read_model_parts
-    try:
-        words = read_model_parts(Path(model_dir) / "model.bl14")[1]
-    except FileNotFoundError:
-        raise UserError(f"{model_dir}: no model.bl14 (a `bertl14 convert` output folder)") from None
+    if not (Path(model_dir) / "model.bl14").is_file():
+        raise UserError(f"{model_dir}: no model.bl14: give a `bertl14 convert` output folder (the build's "
+                        "generated/model)")
+    words = read_model_parts(Path(model_dir) / "model.bl14")[1]
     f = words[256 + V.HDR_FLAGS]
     return bool(f & V.FLAG_LOWER_CASE), bool(f & V.FLAG_STRIP_ACCENTS), bool(f & V.FLAG_CHINESE_CHARS)
 
