@@ -10,10 +10,10 @@ With `--json` every command prints one JSON object a line (the contract later to
             printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP])
   eval      {"n", "accuracy", "macro_f1", "agreement_with_float"}
 
-`predict` and `eval` take `--entities FILE` (a registry YAML, or a `*_home.json` of the public test data): the
+`tokenize`, `predict` and `eval` take `--entities FILE` (a registry YAML, or a `*_home.json` of the public test data): the
 registry is compiled for the model's tokenizer options and every text goes through the matcher first (docs/
 registry.md): known names become [NAME] / [AREA] / [FLOOR] before tokenizing. The `c` engine uses the C matcher
-(bertl14_registry_match through ctypes), the others registry.Matcher (bit-exact with it). Then predict adds
+(bertl14_registry_match through ctypes), the others registry.Matcher (bit-exact with it). Then tokenize and predict add
 "masked" (the text the model saw) and "slots" [{"kind", "name", "text", "start", "end"}] (name = the registry's
 display name, text = the words of the input, start/end = byte offsets in the UTF-8 input), and eval adds
 "slot_accuracy" and "slots" (slots.SlotScore: the expected name/area/floor of each record, compared as registry
@@ -265,9 +265,13 @@ def _emit(obj: dict, as_json: bool, human: str) -> None:
 def cmd_tokenize(args) -> int:
     model = open_model(args.model, progress=sys.stderr.isatty())
     texts = _texts(args)
-    for text, ids in zip(texts, tokenize_texts(model, texts, args.engine)):
-        _emit({"text": text, "ids": ids}, args.json,
-              f"{text}\t{' '.join(model.vocab[i] for i in ids)}\t{ids}")
+    ent = _entities(args, model)
+    masked = [ent.apply(t) for t in texts] if ent else [(t, []) for t in texts]
+    for text, (m, slots), ids in zip(texts, masked, tokenize_texts(model, [m for m, _ in masked], args.engine)):
+        obj = {"text": text, "ids": ids}
+        if ent:
+            obj.update(masked=m, slots=[s.as_dict() for s in slots])
+        _emit(obj, args.json, f"{text}\t{' '.join(model.vocab[i] for i in ids)}\t{ids}")
     return 0
 
 
@@ -379,8 +383,16 @@ def register(subparsers) -> None:
         p.add_argument("--engine", default=default, choices=engines, help=f"(default {default})")
         p.add_argument("--json", action="store_true", help="one JSON object a line")
 
+    def entities(p):
+        p.add_argument("--entities", metavar="FILE", default=None,
+                       help="registry YAML or *_home.json: its names become [NAME]/[AREA]/[FLOOR] before "
+                            "tokenizing, and are reported as slots (docs/registry.md)")
+        p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
+                       help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
+
     p = subparsers.add_parser("tokenize", help="token ids of texts")
     common(p, ["ref", "c", "hf"], "ref")
+    entities(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_tokenize)
 
@@ -388,13 +400,6 @@ def register(subparsers) -> None:
     common(p, ["ref", "c", "float"], "ref")
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_embed)
-
-    def entities(p):
-        p.add_argument("--entities", metavar="FILE", default=None,
-                       help="registry YAML or *_home.json: its names become [NAME]/[AREA]/[FLOOR] before "
-                            "tokenizing, and are reported as slots (docs/registry.md)")
-        p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
-                       help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
 
     p = subparsers.add_parser("predict", help="intent and score of texts")
     common(p, ["ref", "c", "float"], "ref")

@@ -126,6 +126,15 @@ def test_predict_entities_masks_before_tokenizing(model, home):
     assert ref[0]["tokens"] != plain[0]["tokens"]
 
 
+def test_tokenize_entities_c_equals_ref(model, home):
+    toks = {e: _lines(run_cli("tokenize", "--model", model, "--engine", e, "--entities", home, "--json", *TEXTS))
+            for e in ("ref", "c")}
+    assert toks["c"] == toks["ref"]
+    plain = _lines(run_cli("tokenize", "--model", model, "--json", *[t["masked"] for t in toks["ref"]]))
+    assert [t["ids"] for t in toks["ref"]] == [t["ids"] for t in plain]
+    assert toks["ref"][0]["masked"] == "turn on the [NAME]" and toks["ref"][0]["slots"][0]["name"] == "Kitchen Light"
+
+
 def test_eval_entities_reports_slot_accuracy(model, home, tmp_path):
     rows = [{"text": "turn on the kitchen light", "intent": "intent_1", "slots": {"name": "Kitchen Light"}},
             {"text": "turn off the lamp in the lounge", "intent": "intent_0",
