@@ -1,5 +1,10 @@
 /* The integer encoder: work-buffer plan, forward pass, pooler + classifier.
  * Numerics: docs/numerics.md. One commented line a step; kernels in kernels/. */
+/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
+ * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("Os")
+#endif
 #include <string.h>
 
 #include "bertl14_internal.h"
@@ -175,7 +180,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
                 BERTL14_STAGE(SOFTMAX);
                 bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
                 BERTL14_STAGE(CONTEXT);
-                bertl14_attn_context_s8(probs, v + hd * d, AS, vs + hd, maxh, n, d,
+                bertl14_attn_context_s8(probs, v + hd * d, AS, vs + hd, maxh, n, d, scores,
                                         ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
             }
             BERTL14_STAGE(QUANT);
@@ -194,8 +199,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
         BERTL14_STAGE(FFN_UP);
         bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
         BERTL14_STAGE(GELU);
-        bertl14_gelu_s16(up16, nb * I, L->f_up);                                  /* g = GELU(u) */
-        bertl14_smooth_block_s16(up16, L->gelu_ism, I, nb);                       /* g' = g / sm */
+        bertl14_gelu_smooth_block_s16(up16, L->gelu_ism, I, nb, L->f_up);         /* g' = GELU(u) / sm */
         BERTL14_STAGE(QUANT);
         for (uint32_t j = 0; j < nb; j++) {
             xs[j] = bertl14_quantize_block_inplace_s8(up16, I, j, nb);            /* INT8 g, in place */

@@ -1,5 +1,10 @@
 /* Reading the weights blob (docs/model-format.md, version 1): header check and section lookup.
  * Nothing is copied: every tensor is a pointer into the caller's (flash) array. */
+/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
+ * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("Os")
+#endif
 #include <string.h>
 
 #include "bertl14_internal.h"

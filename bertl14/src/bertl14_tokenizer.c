@@ -10,6 +10,11 @@
  * text is linear in its length. Words over 100 characters are [UNK] without being looked up (as in HF).
  * Layout of the section: scripts/bertl14_tools/vocab_blob.py and docs/tokenizer.md.
  */
+/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
+ * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("Os")
+#endif
 #include "bertl14_tokenizer.h"
 
 #include <stddef.h>

@@ -28,7 +28,7 @@ def lib_for(kernels):
     lib.bertl14_quantize_row_block_s8.argtypes = [P, ctypes.c_uint32, P, P, ctypes.c_uint32, ctypes.c_uint32]
     lib.bertl14_quantize_block_inplace_s8.restype = ctypes.c_uint32
     lib.bertl14_quantize_block_inplace_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
-    lib.bertl14_smooth_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32]
+    lib.bertl14_gelu_smooth_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int32]
     return lib
 
 
@@ -171,6 +171,6 @@ def test_block_layout_kernels(kernels, tokens, n):
         assert lib.bertl14_quantize_block_inplace_s8(ptr(blk), n, t, tokens) == rs[t]
     np.testing.assert_array_equal(from_block(blk, tokens, n), rq)
     ism = rng.integers(1, 65536, size=n).astype(np.uint16)
-    blk = to_block(x)
-    lib.bertl14_smooth_block_s16(ptr(blk), ptr(ism), n, tokens)
-    np.testing.assert_array_equal(from_block(blk, tokens, n), R.smooth_s16(x, ism))
+    blk = to_block(x)                                          # GELU + smoothing, one pass
+    lib.bertl14_gelu_smooth_block_s16(ptr(blk), ptr(ism), n, tokens, 9)
+    np.testing.assert_array_equal(from_block(blk, tokens, n), R.smooth_s16(R.gelu_tanh_lut_s16(x, 9), ism))

@@ -56,6 +56,34 @@ static inline int32_t __ssat(int32_t x, uint32_t bits)
 }
 #endif
 
+/* Lane-wise max / min of two pairs of int16 (SSUB16 sets GE per lane, SEL picks). */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline uint32_t bertl14_smax16x2(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm("ssub16 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+}
+static inline uint32_t bertl14_smin16x2(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm("ssub16 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+}
+#else
+static inline uint32_t bertl14_lanes16(uint32_t a, uint32_t b, int want_max)
+{
+    uint32_t r = 0;
+    for (int k = 0; k < 32; k += 16) {
+        const int16_t x = (int16_t)(a >> k), y = (int16_t)(b >> k);
+        r |= (uint32_t)(uint16_t)((x >= y) == (want_max != 0) ? x : y) << k;
+    }
+    return r;
+}
+static inline uint32_t bertl14_smax16x2(uint32_t a, uint32_t b) { return bertl14_lanes16(a, b, 1); }
+static inline uint32_t bertl14_smin16x2(uint32_t a, uint32_t b) { return bertl14_lanes16(a, b, 0); }
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {

@@ -1,34 +1,57 @@
-/* Attention scores of one query row, one head (docs/numerics.md "Attention"). */
+/* Attention scores of one query row, one head (docs/numerics.md "Attention"). The DSP body
+ * sign-extends the query once (two int16 pairs a word of four values), then takes two keys a pass:
+ * per group of four channels one query LDRD, two key loads, four SXTB16 and four SMLAD for eight
+ * MACs; the scaling is one SMULL when the scale product fits 31 bits. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+
+/* sat32(rsr(acc * (sq * sk), shift)); |acc| <= 2^21 for d <= 128 */
+static int32_t scale_score(int32_t acc, uint32_t sq, uint32_t sk, int32_t shift, int fast)
+{
+    const uint64_t m = (uint64_t)sq * sk;
+    if (fast && m < 0x80000000u) {
+        return bertl14_rsr_mul(acc, (int32_t)(sq * sk), shift);           /* |acc * m| < 2^52, shift >= 21: fits */
+    }
+    return bertl14_sat32(bertl14_rsr((int64_t)acc * (int64_t)m, shift));
+}
 
 void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint32_t k_stride,
                             const uint32_t *sk, uint32_t sk_stride, uint32_t n, uint32_t d,
                             int32_t shift, int32_t *scores)
 {
+    const int fast = shift >= 21 && shift <= 62;
+    uint32_t u = 0;
 #if defined(BERTL14_USE_DSP)
-    const uint32_t groups = (d % 4u == 0u) ? d / 4u : 0u;     /* SIMD only for whole groups of four */
+    if (d % 4u == 0u && d <= 128u && !(((uintptr_t)k | k_stride) & 3u)) {
+        uint32_t qx[64];                                   /* (q0, q2), (q1, q3) of each group of four */
+        const uint32_t groups = d / 4u;
+        for (uint32_t g = 0; g < groups; g++) {
+            const uint32_t wq = bertl14_ld32(q + 4u * g);
+            qx[2u * g] = __sxtb16(wq);
+            qx[2u * g + 1u] = __sxtb16(bertl14_ror8(wq));
+        }
+        for (; u + 2u <= n; u += 2u) {                     /* two keys a pass */
+            const uint32_t *k0 = (const uint32_t *)(const void *)(k + u * k_stride);
+            const uint32_t *k1 = (const uint32_t *)(const void *)(k + (u + 1u) * k_stride);
+            int32_t a0 = 0, a1 = 0;
+            for (uint32_t g = 0; g < groups; g++) {
+                const uint32_t qe = qx[2u * g], qo = qx[2u * g + 1u], w0 = k0[g], w1 = k1[g];
+                a0 = __smlad(qe, __sxtb16(w0), a0);
+                a0 = __smlad(qo, __sxtb16(bertl14_ror8(w0)), a0);
+                a1 = __smlad(qe, __sxtb16(w1), a1);
+                a1 = __smlad(qo, __sxtb16(bertl14_ror8(w1)), a1);
+            }
+            scores[u] = scale_score(a0, sq, sk[u * sk_stride], shift, fast);
+            scores[u + 1u] = scale_score(a1, sq, sk[(u + 1u) * sk_stride], shift, fast);
+        }
+    }
 #endif
-    for (uint32_t u = 0; u < n; u++) {
+    for (; u < n; u++) {
         const int8_t *ku = k + u * k_stride;
         int32_t acc = 0;
-#if defined(BERTL14_USE_DSP)
-        if (groups) {
-            for (uint32_t g = 0; g < groups; g++) {                /* (q0,q2).(k0,k2) + (q1,q3).(k1,k3) */
-                const uint32_t wq = bertl14_ld32(q + 4 * g), wk = bertl14_ld32(ku + 4 * g);
-                acc = __smlad(__sxtb16(wq), __sxtb16(wk), acc);
-                acc = __smlad(__sxtb16(bertl14_ror8(wq)), __sxtb16(bertl14_ror8(wk)), acc);
-            }
-        } else
-#endif
-        {
-            for (uint32_t i = 0; i < d; i++) {
-                acc += (int32_t)q[i] * (int32_t)ku[i];
-            }
+        for (uint32_t i = 0; i < d; i++) {
+            acc += (int32_t)q[i] * (int32_t)ku[i];
         }
-        /* scale product < 2^34, |acc| < 2^21 for d <= 128: int64; one SMULL when the scale fits 31 bits */
-        const uint64_t m = (uint64_t)sq * sk[u * sk_stride];
-        const int64_t pr = m < 0x80000000u ? (int64_t)acc * (int32_t)(uint32_t)m : (int64_t)acc * (int64_t)m;
-        scores[u] = bertl14_sat32(bertl14_rsr(pr, shift));
+        scores[u] = scale_score(acc, sq, sk[u * sk_stride], shift, fast);
     }
 }

@@ -1,9 +1,23 @@
-/* Integer LayerNorm with a 1/sqrt LUT (docs/numerics.md "Residual + LayerNorm"). */
+/* Integer LayerNorm with a 1/sqrt LUT (docs/numerics.md "Residual + LayerNorm"). The per-channel
+ * steps run in 32-bit pieces (bertl14_rsr_mul: one SMULL) when a bound computed once per row proves
+ * them exact; otherwise the 64-bit formulas. */
 #include <string.h>
 
 #include "bertl14_kernels.h"
+#include "bertl14_acle_emul.h"
 
-void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n)
+/* sat32(a + b) */
+static inline int32_t add_sat32(int32_t a, int32_t b)
+{
+#if defined(BERTL14_USE_DSP)
+    return __qadd(a, b);
+#else
+    return bertl14_sat32((int64_t)a + b);
+#endif
+}
+
+BERTL14_COLD static void residual_generic(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u,
+                                          int32_t shift, uint32_t n)
 {
     for (uint32_t c = 0; c < n; c++) {
         /* |h * s_h * u| < 2^7 * 2^17 * 2^16: int64; u un-smooths channel c (4096 = identity) */
@@ -11,9 +25,69 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
     }
 }
 
+void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n)
+{
+    if (shift < 9 || s_h >= (1u << 17)) {
+        residual_generic(y, h, s_h, u, shift, n);
+        return;
+    }
+    /* |h * s_h| < 2^24 fits int32; |h * s_h * u| < 2^40, so its rsr by >= 9 fits int32 */
+    for (uint32_t c = 0; c < n; c++) {
+        y[c] = add_sat32(y[c], bertl14_rsr_mul(h[c] * (int32_t)s_h, u[c], shift));
+    }
+}
+
 static uint32_t bit_length64(uint64_t v)
 {
     return v ? 64u - (uint32_t)__builtin_clzll(v) : 0u;   /* CLZ */
+}
+
+/* beta clamped to [-2^30, 2^30 - 1]: with |t| < 2^29 (g_shift >= 2) sat16(t + beta) is unchanged
+ * (beyond 2^30 the sum saturates either way) and t + beta cannot overflow */
+static inline int32_t clamp30(int32_t b)
+{
+#if defined(BERTL14_USE_DSP)
+    return __ssat(b, 31);
+#else
+    return b > (1 << 30) - 1 ? (1 << 30) - 1 : (b < -(1 << 30) ? -(1 << 30) : b);
+#endif
+}
+
+static inline int32_t ld_beta(const int32_t *beta, uint32_t c)
+{
+    int32_t b;
+    memcpy(&b, beta + c, sizeof b);
+    return b;
+}
+
+/* sum (r - mu)^2 when |r|, |mu| < 2^30: each deviation fits int32, each square one SMLAL */
+static int64_t sum_sq_small(const int32_t *r, uint32_t n, int32_t mu)
+{
+    int64_t sq = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        const int32_t dv = r[c] - mu;
+        sq += (int64_t)dv * dv;
+    }
+    return sq;
+}
+
+BERTL14_COLD static int64_t sum_sq_generic(const int32_t *r, uint32_t n, int64_t mu)
+{
+    int64_t sq = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        const int64_t dv = r[c] - mu;
+        sq += dv * dv;
+    }
+    return sq;
+}
+
+BERTL14_COLD static void normalize_generic(const int32_t *r, uint32_t n, int64_t mu, int64_t g, int32_t n_shift,
+                                           const int16_t *gamma, const int32_t *beta, int32_t g_shift, int16_t *y)
+{
+    for (uint32_t c = 0; c < n; c++) {
+        const int64_t nc = bertl14_rsr((r[c] - mu) * g, n_shift);          /* (r - mu) / sigma in Q12 */
+        y[c] = (int16_t)bertl14_sat16(bertl14_rsr(nc * gamma[c], g_shift) + ld_beta(beta, c)); /* * gamma + beta */
+    }
 }
 
 void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const int16_t *gamma,
@@ -29,19 +103,7 @@ void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const in
     const int64_t mu = bertl14_div_round(sum, (int64_t)n);                 /* mean */
     /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL */
     const int small = lo > -(1 << 30) && hi < (1 << 30);
-    int64_t sq = 0;
-    if (small) {
-        const int32_t mu32 = (int32_t)mu;
-        for (uint32_t c = 0; c < n; c++) {
-            const int32_t dv = r[c] - mu32;
-            sq += (int64_t)dv * dv;
-        }
-    } else {
-        for (uint32_t c = 0; c < n; c++) {
-            const int64_t dv = r[c] - mu;
-            sq += dv * dv;
-        }
-    }
+    const int64_t sq = small ? sum_sq_small(r, n, (int32_t)mu) : sum_sq_generic(r, n, mu);
     const int64_t v = bertl14_div_round(sq, (int64_t)n) + eps_q;            /* variance + eps */
     int32_t e = (int32_t)bit_length64((uint64_t)v) - 16;                    /* m = v >> e in [2^14, 2^16) */
     if (e & 1) {
@@ -52,10 +114,21 @@ void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const in
     const int32_t l0 = bertl14_isqrt_lut[j], l1 = bertl14_isqrt_lut[j + 1];
     const int64_t g = l0 + bertl14_rsr((int64_t)(l1 - l0) * f, 8);         /* 2^22 / sqrt(m) */
     const int32_t n_shift = 22 + e / 2 - 12;
-    for (uint32_t c = 0; c < n; c++) {
-        int32_t b;
-        memcpy(&b, beta + c, sizeof b);
-        const int64_t nc = bertl14_rsr((r[c] - mu) * g, n_shift);          /* (r - mu) / sigma in Q12 */
-        y[c] = (int16_t)bertl14_sat16(bertl14_rsr(nc * gamma[c], g_shift) + b); /* * gamma + beta */
+    if (small) {
+        /* bound of |n_c| from the largest deviation; then |n_c * gamma_c| + rounding < 2^31 */
+        const int64_t dmax = hi - mu > mu - lo ? hi - mu : mu - lo;
+        const int64_t nmax = bertl14_rsr(dmax * g, n_shift) + 1;
+        if (n_shift >= 1 && g_shift >= 2 && g_shift <= 30 &&
+            nmax * 32768 + ((int64_t)1 << (g_shift - 1)) < ((int64_t)1 << 31)) {
+            const int32_t mu32 = (int32_t)mu;
+            for (uint32_t c = 0; c < n; c++) {
+                const int32_t nc = bertl14_rsr_mul(r[c] - mu32, (int32_t)g, n_shift); /* (r - mu) / sigma, Q12 */
+                const int32_t b = ld_beta(beta, c);
+                const int32_t t = (nc * gamma[c] + (1 << (g_shift - 1))) >> g_shift;      /* * gamma */
+                y[c] = (int16_t)bertl14_sat16(t + clamp30(b));                            /* + beta */
+            }
+            return;
+        }
     }
+    normalize_generic(r, n, mu, g, n_shift, gamma, beta, g_shift, y);
 }

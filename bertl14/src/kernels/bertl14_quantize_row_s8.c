@@ -2,63 +2,62 @@
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
-uint32_t bertl14_row_scale_s16(const int16_t *x, uint32_t n)
+/* max |x_i| of n int16 values (32768 for -32768). */
+static int32_t max_abs_s16(const int16_t *x, uint32_t n)
 {
-    int32_t m = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        int32_t a = x[i] < 0 ? -x[i] : x[i];
-        m = a > m ? a : m;
+    int32_t hi = 0, lo = 0;
+    uint32_t i = 0;
+#if defined(BERTL14_USE_DSP)
+    if (!((uintptr_t)x & 3u)) {                                /* two lanes a word: SSUB16 + SEL */
+        uint32_t mx = 0, mn = 0;
+        for (; i + 2u <= n; i += 2u) {
+            const uint32_t w = *(const uint32_t *)(const void *)(x + i);
+            mx = bertl14_smax16x2(mx, w);
+            mn = bertl14_smin16x2(mn, w);
+        }
+        hi = (int16_t)(mx & 0xFFFFu) > (int16_t)(mx >> 16) ? (int16_t)(mx & 0xFFFFu) : (int16_t)(mx >> 16);
+        lo = (int16_t)(mn & 0xFFFFu) < (int16_t)(mn >> 16) ? (int16_t)(mn & 0xFFFFu) : (int16_t)(mn >> 16);
     }
-    uint32_t s = ((uint32_t)m * 256u + 126u) / 127u; /* ceil(256 m / 127) */
+#endif
+    for (; i < n; i++) {
+        hi = x[i] > hi ? x[i] : hi;
+        lo = x[i] < lo ? x[i] : lo;
+    }
+    return hi > -lo ? hi : -lo;
+}
+
+static inline uint32_t scale_of(int32_t m)
+{
+    const uint32_t s = ((uint32_t)m * 256u + 126u) / 127u;    /* ceil(256 m / 127) */
     return s ? s : 1u;
 }
 
-/* inv = div_round(2^32, s), s >= 1, with 32-bit divisions (UDIV on Cortex-M): 2^32 = Q s + R + 1
- * with Q = (2^32 - 1) / s, R = (2^32 - 1) % s, so (2^32 + s/2) / s = Q + (R + 1 + s/2) / s, where
- * the last quotient is 0 or 1. */
-static inline int64_t inv_scale(uint32_t s)
+uint32_t bertl14_row_scale_s16(const int16_t *x, uint32_t n)
 {
-    const uint32_t q = 0xFFFFFFFFu / s, r = 0xFFFFFFFFu - q * s;
-    return (int64_t)q + ((uint64_t)r + 1u + s / 2u >= s ? 1 : 0);
+    return scale_of(max_abs_s16(x, n));
 }
 
-/* q = sat8(rsr(x * inv, 24)); |x * inv| < 2^47 (SMULL on Cortex-M) */
-static inline int32_t quantize_one(int32_t x, int64_t inv)
+/* inv = div_round(2^32, s) with 32-bit divisions (UDIV): 2^32 = Q s + R + 1 with Q = (2^32 - 1) / s,
+ * R = (2^32 - 1) % s, so (2^32 + s/2) / s = Q + (R + 1 + s/2) / s, the last quotient 0 or 1.
+ * s < 3 only for an all-zero row (m = 0), whose q are 0 whatever inv: 0 then, so inv fits int32. */
+static inline int32_t inv_scale(uint32_t s)
 {
-    int64_t v = ((int64_t)x * inv + ((int64_t)1 << 23)) >> 24;
+    if (s < 3u) {
+        return 0;
+    }
+    const uint32_t q = 0xFFFFFFFFu / s, r = 0xFFFFFFFFu - q * s;
+    return (int32_t)(q + ((uint64_t)r + 1u + s / 2u >= s ? 1u : 0u));
+}
+
+/* q = sat8(rsr(x * inv, 24)); |x * inv| < 2^47: one SMULL, |rsr| < 2^23 */
+static inline int32_t quantize_one(int32_t x, int32_t inv)
+{
+    const int32_t v = bertl14_rsr_mul(x, inv, 24);
 #if defined(BERTL14_USE_DSP)
-    return __ssat((int32_t)v, 8); /* |v| < 2^23 */
+    return __ssat(v, 8);
 #else
     return bertl14_sat8(v);
 #endif
-}
-
-/* Positions of token t's n values in a block of `tokens` (bertl14_block_index), in channel order:
- * chunks of four, 4 * tokens apart, then the dense tail. */
-typedef struct {
-    int16_t *p;
-    uint32_t i, n4, skip;
-} walk_t;
-
-static inline walk_t walk_start(int16_t *blk, uint32_t t, uint32_t tokens, uint32_t n)
-{
-    walk_t w = {blk + 4u * t, 0, n & ~3u, 4u * (tokens - 1u)};
-    if (w.n4 == 0) {
-        w.p = blk + t * n;
-    }
-    return w;
-}
-
-static inline void walk_next(walk_t *w, int16_t *blk, uint32_t t, uint32_t tokens, uint32_t n)
-{
-    w->p++;
-    if (++w->i < w->n4) {
-        if ((w->i & 3u) == 0) {
-            w->p += w->skip;                                   /* next chunk of this token */
-        }
-    } else if (w->i == w->n4) {
-        w->p = blk + w->n4 * tokens + t * (n - w->n4);         /* the tail */
-    }
 }
 
 uint32_t bertl14_quantize_row_s8(const int16_t *x, uint32_t n, int8_t *q8, int16_t *q16)
@@ -66,20 +65,30 @@ uint32_t bertl14_quantize_row_s8(const int16_t *x, uint32_t n, int8_t *q8, int16
     return bertl14_quantize_row_block_s8(x, n, q8, q16, 0, 1);
 }
 
+/* Token t's values in a block of `tokens` (bertl14_block_index): chunks of four, 4 * tokens apart,
+ * then the dense tail. */
 uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8, int16_t *blk, uint32_t t,
                                        uint32_t tokens)
 {
     const uint32_t s = bertl14_row_scale_s16(x, n);
-    const int64_t inv = inv_scale(s);
-    walk_t w = walk_start(blk, t, tokens, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const int32_t q = quantize_one(x[i], inv);
-        if (q8) {
-            q8[i] = (int8_t)q;
+    const int32_t inv = inv_scale(s);
+    if (q8) {
+        for (uint32_t i = 0; i < n; i++) {
+            q8[i] = (int8_t)quantize_one(x[i], inv);
         }
-        if (blk) {
-            *w.p = (int16_t)q;
-            walk_next(&w, blk, t, tokens, n);
+    }
+    if (blk) {
+        const uint32_t n4 = n & ~3u;
+        int16_t *p = blk + 4u * t;
+        for (uint32_t i = 0; i < n4; i += 4u, p += 4u * tokens) {
+            p[0] = (int16_t)quantize_one(x[i], inv);
+            p[1] = (int16_t)quantize_one(x[i + 1u], inv);
+            p[2] = (int16_t)quantize_one(x[i + 2u], inv);
+            p[3] = (int16_t)quantize_one(x[i + 3u], inv);
+        }
+        p = blk + n4 * tokens + t * (n - n4);
+        for (uint32_t i = n4; i < n; i++) {
+            *p++ = (int16_t)quantize_one(x[i], inv);
         }
     }
     return s;
@@ -87,20 +96,23 @@ uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8,
 
 uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens)
 {
-    int32_t m = 0;
-    walk_t w = walk_start(blk, t, tokens, n);
-    for (uint32_t i = 0; i < n; i++) {                           /* max |x| of the token's values */
-        const int32_t a = *w.p < 0 ? -*w.p : *w.p;
+    const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
+    int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
+    int32_t m = max_abs_s16(rest, tail);
+    for (uint32_t i = 0; i < n4; i += 4u) {                      /* max |x| of the token's values */
+        const int32_t a = max_abs_s16(first + i * tokens, 4u);
         m = a > m ? a : m;
-        walk_next(&w, blk, t, tokens, n);
     }
-    uint32_t s = ((uint32_t)m * 256u + 126u) / 127u;              /* as bertl14_row_scale_s16 */
-    s = s ? s : 1u;
-    const int64_t inv = inv_scale(s);
-    w = walk_start(blk, t, tokens, n);
-    for (uint32_t i = 0; i < n; i++) {
-        *w.p = (int16_t)quantize_one(*w.p, inv);
-        walk_next(&w, blk, t, tokens, n);
+    const uint32_t s = scale_of(m);
+    const int32_t inv = inv_scale(s);
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {
+        p[0] = (int16_t)quantize_one(p[0], inv);
+        p[1] = (int16_t)quantize_one(p[1], inv);
+        p[2] = (int16_t)quantize_one(p[2], inv);
+        p[3] = (int16_t)quantize_one(p[3], inv);
+    }
+    for (uint32_t i = 0; i < tail; i++) {
+        rest[i] = (int16_t)quantize_one(rest[i], inv);
     }
     return s;
 }

@@ -38,3 +38,32 @@ void bertl14_softmax_u8(int32_t *scores, uint32_t n, uint8_t *p)
         p[u] = (uint8_t)(v > 255u ? 255u : v);
     }
 }
+
+uint64_t bertl14_udiv64(uint64_t a, uint64_t b)
+{
+    uint64_t q = 0;
+    if (b <= 0xFFFFu) {                                         /* every partial dividend < 2^32 */
+        uint32_t rem = 0;
+        for (int k = 48; k >= 0; k -= 16) {
+            const uint32_t cur = (rem << 16) | (uint32_t)((a >> k) & 0xFFFFu);
+            q = (q << 16) | (cur / (uint32_t)b);
+            rem = cur % (uint32_t)b;
+        }
+        return q;
+    }
+    if (a < b) {
+        return 0;
+    }
+    int sh = __builtin_clzll(b) - __builtin_clzll(a);           /* quotient bits - 1 */
+    b <<= sh;
+    for (;; b >>= 1) {
+        q <<= 1;
+        if (a >= b) {
+            a -= b;
+            q |= 1u;
+        }
+        if (sh-- == 0) {
+            return q;
+        }
+    }
+}
