@@ -19,7 +19,10 @@ def _expect_banner_and_echo(q, board: str, rtos: str):
     config = q.readline()
     assert config.startswith(f"ok config model=") and f" board={board} rtos={rtos} " in config, config
     q.write(b"turn on the kitchen light\r\n")
-    assert q.readline().startswith("intent=HassTurnOn score=")
+    # the label depends on the shipped weights (tests/app checks it against the reference); the name comes from
+    # the default registry app/entities.yaml, compiled into every board's build
+    answer = q.readline()
+    assert answer.startswith("intent=") and " score=" in answer and " name=Kitchen%20Light " in answer, answer
     q.write(b"y" * 400 + b"\nturn off the fan\n")
     assert q.readline().startswith("error=too_long ")
     assert q.readline().startswith("intent=")

@@ -101,16 +101,27 @@ def test_missing_registry_file_is_a_clear_configure_error(tmp_path, empty_module
 
 def test_names_with_space_percent_equals_and_utf8_round_trip(tmp_path, empty_modules):
     """A registry of our own with awkward names, relative to the repository root: the answers stay key=value
-    parseable and decode back to the display names; the reference agrees bit for bit."""
-    from bertl14_tools.serial import Device, Reference, compare, open_link
-    reg_file = REPO / "build" / "test-weird-registry.yaml"      # relative path, resolved against the root
+    parseable and decode back to the display names; the reference agrees bit for bit. Editing the file
+    regenerates the table on the next (incremental) build."""
+    reg_file = REPO / "build" / f"test-weird-registry-{tmp_path.name}.yaml"   # relative path, resolved at the root
     reg_file.parent.mkdir(exist_ok=True)
     reg_file.write_text(WEIRD, encoding="utf-8")
     try:
-        build, proc = _build(tmp_path, empty_modules, "-DCONFIG_APP_REGISTRY_FILE=build/test-weird-registry.yaml")
+        build, proc = _build(tmp_path, empty_modules, f"-DCONFIG_APP_REGISTRY_FILE=build/{reg_file.name}")
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        _check_weird_device(build)
+        reg_file.write_text(WEIRD + "  - name: Desk Lamp\n    domain: light\n", encoding="utf-8")
+        again = west("build", "-d", str(build), env=empty_modules)
+        assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+        assert "bertl14 registry" in again.stdout and "bertl14 convert" not in again.stdout
+        listing = json.loads((build / "generated" / "registry" / "registry.json").read_text())["listing"]
+        assert [d["name"] for d in listing][:3] == ["50% = Lamp", "台灯", "Desk Lamp"]
     finally:
-        reg_file.unlink()
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        reg_file.unlink(missing_ok=True)
+
+
+def _check_weird_device(build: Path):
+    from bertl14_tools.serial import Device, Reference, compare, open_link
     words = json.loads((build / "generated" / "registry" / "registry.json").read_text())["words"]
     model = build / "generated" / "model"
     ref = Reference(model, json.loads((model / "manifest.json").read_text())["min_score_milli"], words, 4)
