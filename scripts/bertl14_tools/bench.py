@@ -194,6 +194,16 @@ def write_float_model(fm, max_seq: int, out: Path) -> None:
             f.write_text(text)
 
 
+FLOAT_RAM_LIMIT = 3_800_000          # the float32 image's static buffers must fit mps2's 4 MB RAM
+
+
+def float_naive_bytes(dims: dict, n: int) -> int:
+    """Static activation bytes of bench/float32_naive built for n tokens (naive_bert.c's buffers)."""
+    L, H, I = dims["layers"], dims["hidden"], dims["intermediate"]
+    heads, A = dims["heads_kept"], dims["heads_kept"] * dims["head_dim"]
+    return 4 * (n * H + L * (4 * n * A + heads * n * n + 3 * n * H + n * I))
+
+
 def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> list[dict]:
     import os
     import numpy as np
@@ -308,6 +318,59 @@ def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bo
     return rows
 
 
+TWIN_POSITIONS = 512
+
+
+def shape_twin(source: Path, positions: int = TWIN_POSITIONS) -> Path:
+    """A copy of the Hugging Face folder `source` whose position table is extended to `positions` rows
+    (row p = trained row p mod P; nothing else changes), in the cache: long inputs become measurable for
+    the model's shape. Rows below P are the trained ones, so up to P tokens it computes what the model
+    does. Only the instruction and memory figures of the twin mean anything beyond P."""
+    import hashlib
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+    from . import hf, qemu_target
+    source = Path(source).resolve()
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in hf.input_files(source))).hexdigest()[:12]
+    out = qemu_target._cache() / f"twin-{source.name}-{positions}-{key}"
+    if (out / "config.json").is_file():
+        return out
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for p in hf.input_files(source):
+        if p.suffix not in (".safetensors", ".bin") and p.name != "config.json":
+            (tmp / p.name).write_bytes(p.read_bytes())
+    cfg = json.loads((source / "config.json").read_text(encoding="utf-8"))
+    weights = hf.find_weights_file(source)
+    if weights.suffix != ".safetensors":
+        raise UserError(f"{source}: a shape twin needs model.safetensors (found {weights.name})")
+    tensors = load_file(str(weights))
+    for name, t in list(tensors.items()):
+        if name.endswith("position_embeddings.weight"):
+            tensors[name] = np.ascontiguousarray(t[np.arange(positions) % t.shape[0]])
+        elif name.endswith("position_ids"):
+            tensors[name] = np.arange(positions, dtype=t.dtype).reshape(1, positions)
+    cfg["max_position_embeddings"] = positions
+    save_file(tensors, str(tmp / "model.safetensors"))
+    (tmp / "config.json").write_text(json.dumps(cfg, indent=2), encoding="utf-8")
+    if not out.exists():
+        tmp.rename(out)
+    return out
+
+
+def model_commit(path: Path) -> str | None:
+    """The last commit that changed the model folder (None outside git or when it has local changes)."""
+    path = Path(path).resolve()
+    try:
+        rev = subprocess.run(["git", "log", "-1", "--format=%H", "--", "."], cwd=path, capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=path, capture_output=True,
+                               text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (rev + ("+local-changes" if dirty else "")) if rev else None
+
+
 def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
@@ -321,6 +384,18 @@ def run(args) -> int:
     model = open_model(args.model, progress=not args.quiet)
     dims = model.manifest["dims"]
     limit = int(dims.get("source_max_position") or dims["max_position"]) if model.source_dir else int(dims["max_position"])
+    commit = model_commit(model.source_dir or model.path)
+    twin = None
+    if seq_lens[-1] > limit and model.source_dir is not None and args.twin:
+        twin_dir = shape_twin(model.source_dir)
+        twin = {"positions": TWIN_POSITIONS, "trained_positions": limit, "source": str(model.source_dir),
+                "note": f"the position table extended from {limit} to {TWIN_POSITIONS} rows (row p = trained row "
+                        f"p mod {limit}); every other weight is the model's: up to {limit} tokens it is the model"}
+        if not args.quiet:
+            print(f"bench: {model.name} has {limit} positions: measuring its shape twin with "
+                  f"{TWIN_POSITIONS} ({twin_dir})", file=sys.stderr)
+        model = open_model(twin_dir, progress=not args.quiet)
+        limit = TWIN_POSITIONS
     if seq_lens[-1] > limit:
         dropped = [n for n in seq_lens if n > limit]
         seq_lens = [n for n in seq_lens if n <= limit]
@@ -339,20 +414,29 @@ def run(args) -> int:
         results += r["rows"]
         kernels[f"bertl14-{k}"] = r["kernels"]
         extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
+    float_skipped = []
     if args.baseline:
+        float_lens = [n for n in seq_lens if float_naive_bytes(dims, n) <= FLOAT_RAM_LIMIT]
+        float_skipped = [n for n in seq_lens if n not in float_lens]
         if not args.quiet:
-            print("bench: float32 naive baseline", file=sys.stderr)
-        results += run_float_baseline(model, seq_lens, args.board, args.icount_shift, not args.quiet)
+            print("bench: float32 naive baseline" + (f" (not at {', '.join(map(str, float_skipped))} tokens: its "
+                  f"buffers exceed the board's RAM)" if float_skipped else ""), file=sys.stderr)
+        if float_lens:
+            results += run_float_baseline(model, float_lens, args.board, args.icount_shift, not args.quiet)
     if args.host:
         if not args.quiet:
             print("bench: host baselines (one thread)", file=sys.stderr)
         results += run_host_baselines(model, converted, seq_lens, not args.quiet)
     fb = model.manifest.get("flash_bytes", {})
-    report = {"board": args.board, "model": model.name, "icount_shift": args.icount_shift,
+    report = {"board": args.board, "model": Path(args.model).name, "model_commit": commit, "shape_twin": twin,
+              "icount_shift": args.icount_shift,
               "note": "ms estimates assume one instruction per cycle at 480 MHz",
               "dims": model.manifest["dims"], "results": results, "kernels": kernels, "engines": extra,
               "flash_bytes": {"weights": fb.get("weights"), "vocabulary": fb.get("vocabulary"),
                               "code": {e: v["code_bytes"] for e, v in extra.items()}}}
+    if float_skipped:
+        report["float32_naive_skipped"] = {"seq_lens": float_skipped, "bytes": {
+            str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": FLOAT_RAM_LIMIT}
     report["ratios"] = ratios(results)
     if args.json:
         print(json.dumps(report, indent=1))
@@ -543,6 +627,9 @@ def register(subparsers) -> None:
                    help="skip the float32 naive baseline (bench/float32_naive)")
     p.add_argument("--no-host", dest="host", action="store_false",
                    help="skip the host baselines (bertl14 C vs ONNX Runtime fp32 / dynamic INT8, one thread)")
+    p.add_argument("--no-twin", dest="twin", action="store_false",
+                   help="skip lengths beyond the model's positions instead of measuring its shape twin "
+                        f"(position table extended to {TWIN_POSITIONS} rows)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the contract in issue 7)")
     p.add_argument("--report", metavar="DIR", help="also write DIR/benchmarks.md and PNG plots")
     p.add_argument("--quiet", action="store_true")

@@ -84,6 +84,33 @@ static inline uint32_t bertl14_smax16x2(uint32_t a, uint32_t b) { return bertl14
 static inline uint32_t bertl14_smin16x2(uint32_t a, uint32_t b) { return bertl14_lanes16(a, b, 0); }
 #endif
 
+/* PKHBT (lo(a), lo(b)) and PKHTB (hi(a), hi(b)) as int16 pairs; SXTB16 of x rotated right by 8
+ * (bytes 1 and 3). GCC builds these from shifts and masks otherwise. */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline uint32_t bertl14_pack_lo16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+static inline uint32_t bertl14_pack_hi16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+static inline uint32_t bertl14_sxtb16_ror8(uint32_t x)
+{
+    uint32_t r;
+    __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+#else
+static inline uint32_t bertl14_pack_lo16(uint32_t a, uint32_t b) { return (a & 0xFFFFu) | (b << 16); }
+static inline uint32_t bertl14_pack_hi16(uint32_t a, uint32_t b) { return (a >> 16) | (b & 0xFFFF0000u); }
+static inline uint32_t bertl14_sxtb16_ror8(uint32_t x) { return __sxtb16((x >> 8) | (x << 24)); }
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {

@@ -188,11 +188,14 @@ static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
                          uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
-    uint32_t sc[4] = {0, 0, 0, 0}, smax = 0;
-    for (uint32_t j = 0; j < nb; j++) {
-        sc[j] = x_scale[j];
-        smax = sc[j] > smax ? sc[j] : smax;
-    }
+    uint32_t sc[4], smax;
+    sc[0] = x_scale[0];
+    sc[1] = nb > 1u ? x_scale[1] : 0u;
+    sc[2] = nb > 2u ? x_scale[2] : 0u;
+    sc[3] = nb > 3u ? x_scale[3] : 0u;
+    smax = sc[0] > sc[1] ? sc[0] : sc[1];
+    smax = sc[2] > smax ? sc[2] : smax;
+    smax = sc[3] > smax ? sc[3] : smax;
     /* output index of token j: o + j * step (row-major: y_stride; block layout: the chunk stride) */
     const uint32_t step_rows = y_stride, tail_start = out & ~3u;
     const int16_t *const mults = rq->mult, *const shifts = rq->shift;
@@ -223,9 +226,16 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
             if (nb > 3u) {
                 put(y16, y32, base + 3u * step, rq_fast(acc[3], sc[3] * (uint32_t)mult, lo, hi, sh, bias));
             }
-        } else {
-            for (uint32_t j = 0; j < nb; j++) {
-                store_requant(y16, y32, base + j * step, acc[j], sc[j], mult, shift, bias);
+        } else {                          /* constant indices: acc[] and sc[] stay in registers */
+            store_requant(y16, y32, base, acc[0], sc[0], mult, shift, bias);
+            if (nb > 1u) {
+                store_requant(y16, y32, base + step, acc[1], sc[1], mult, shift, bias);
+            }
+            if (nb > 2u) {
+                store_requant(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias);
+            }
+            if (nb > 3u) {
+                store_requant(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias);
             }
         }
     }
