@@ -24,6 +24,7 @@ enum {
 };
 #define V_INDEX_WORDS 256u
 #define V_MAGIC_WORD 0x4B4F5442u
+#define V_FLAG_LOWER_CASE 1u
 #define V_FLAG_STRIP_ACCENTS 2u
 #define V_FLAG_MASK 7u /* lower case, strip accents, Chinese characters */
 enum { CLASS_WORD = 0, CLASS_DROP = 1, CLASS_SPACE = 2, CLASS_PUNCT = 3, CLASS_CJK = 4 };
@@ -169,19 +170,22 @@ static uint32_t load_char(cursor_t *c)
             push(c, SYM_BOUNDARY, 0u);
             return 1u;
         }
-        lo = 0u; hi = nm->n_map; /* map entry of cp */
-        if (cp >= nm->gap_lo && cp < nm->gap_hi) {
-            hi = 0u; /* known to be between two keys */
-        }
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2u, key = nm->map_keys[mid] >> 8;
-            if (key == cp) { break; }
-            if (key < cp) { lo = mid + 1u; } else { hi = mid; }
-        }
-        if (lo == hi && nm->n_map != 0u && !(cp >= nm->gap_lo && cp < nm->gap_hi)) {
-            /* a miss: keys[lo - 1] < cp < keys[lo]; remember the gap between them */
-            nm->gap_lo = lo == 0u ? 0u : (nm->map_keys[lo - 1u] >> 8) + 1u;
-            nm->gap_hi = lo < nm->n_map ? nm->map_keys[lo] >> 8 : 0xFFFFFFFFu;
+        lo = 0u; hi = 0u; /* [lo, hi) non-empty after the search: the map entry of cp */
+        if ((nm->flags & V_FLAG_LOWER_CASE) && cp >= 'A' && cp <= 'Z') {
+            /* the vocabulary's map lists only letters it has pieces for ("TV" with a Chinese vocabulary without
+               'v'), but names are compiled fully lower-cased: fold ASCII here (what the map gives when it has it) */
+            cp += 'a' - 'A';
+        } else if (!(cp >= nm->gap_lo && cp < nm->gap_hi)) { /* not known to be between two keys: search */
+            hi = nm->n_map;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2u, key = nm->map_keys[mid] >> 8;
+                if (key == cp) { break; }
+                if (key < cp) { lo = mid + 1u; } else { hi = mid; }
+            }
+            if (lo == hi) { /* a miss: keys[lo - 1] < cp < keys[lo]; remember the gap between them */
+                nm->gap_lo = lo == 0u ? 0u : (nm->map_keys[lo - 1u] >> 8) + 1u;
+                nm->gap_hi = lo < nm->n_map ? nm->map_keys[lo] >> 8 : 0xFFFFFFFFu;
+            }
         }
         if (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2u, off = nm->map_offsets[mid];

@@ -400,6 +400,8 @@ class Matcher:
                     for k, off in zip(keys, offs)}
 
     def _outputs(self, cp: int, cls: int) -> list[tuple[int, int]]:
+        if (self.flags & V.FLAG_LOWER_CASE) and 0x41 <= cp <= 0x5A:   # ASCII folded even where the map omits it
+            return [(cp + 0x20, V.KIND_WORD)]
         if cp in self.map:
             return self.map[cp]
         if (self.flags & V.FLAG_STRIP_ACCENTS) and V.HANGUL_FIRST <= cp <= V.HANGUL_LAST:
