@@ -111,13 +111,18 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
             raise UserError(f"encode failed on the target at seq_len {n} (status {e.status})")
         fine = {k: max(0, round(v - mark * p.stage_entries[k])) for k, v in p.stage_instructions.items()}
         fine["tokenize"] = 0
+        # TIMER0 is 32 bits: an interval longer than 2^32 ticks (1.34 G instructions at shift 7) wraps,
+        # by exactly 2^32 ticks = WRAP instructions each time; the profiled stages (short intervals) say how often
+        wrap = (2 ** 32 * 40) >> shift
+        wraps = max(0, round((sum(fine.values()) - e.instructions) / wrap))
+        total = e.instructions + wraps * wrap
         stages = {g: sum(fine[s] for s in members) for g, members in STAGE_GROUPS.items()}
         m = macs(dims, n)
         lin_macs = sum(m[s] for s in LINEAR_STAGES)
         rows.append({
-            "engine": f"bertl14-{kernels}", "seq_len": n, "instructions": e.instructions,
-            "macs": m["total"], "instructions_per_mac": round(e.instructions / m["total"], 3),
-            "ms_at_480mhz_1ipc": round(e.instructions / CPU_HZ * 1e3, 3),
+            "engine": f"bertl14-{kernels}", "seq_len": n, "instructions": total, "timer_wraps": wraps,
+            "macs": m["total"], "instructions_per_mac": round(total / m["total"], 3),
+            "ms_at_480mhz_1ipc": round(total / CPU_HZ * 1e3, 3),
             "ram_bytes": wb(n) + e.stack_bytes, "work_buffer_bytes": wb(n), "stack_bytes": e.stack_bytes,
             "image_work_buffer_bytes": work,
             "stages": stages, "stages_detail": fine,
@@ -228,7 +233,8 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
     rows = []
     gelu = "tanh"
     with qemu_target.QemuTarget(build_dir / "firmware.elf", board=board, icount_shift=shift) as t:
-        ram = int(t.banner["ram"])
+        # the image's buffers are sized for max_len tokens; RAM at n tokens = what a build for n would take
+        ram_other = int(t.banner["ram"]) - float_naive_bytes(dims, max_len)
         for n in seq_lens:
             ids = _ids(model, n)
             t._send("I " + " ".join(map(str, ids)))
@@ -249,7 +255,8 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
             rows.append({"engine": "float32-naive", "seq_len": n, "instructions": instr, "macs": m["total"],
                          "instructions_per_mac": round(instr / m["total"], 3),
                          "ms_at_480mhz_1ipc": round(instr / CPU_HZ * 1e3, 3),
-                         "ram_bytes": ram + stack, "work_buffer_bytes": ram, "stack_bytes": stack,
+                         "ram_bytes": float_naive_bytes(dims, n) + ram_other + stack,
+                         "work_buffer_bytes": float_naive_bytes(dims, n) + ram_other, "stack_bytes": stack,
                          "stages": {}, "max_abs_logit_error_vs_numpy": err})
     return rows
 
@@ -571,6 +578,20 @@ def write_report(rep: dict, out: Path) -> None:
     for r in rep["results"]:
         if r["stages"]:
             lines.append(f"| {r['engine']} | {r['seq_len']} | " + " | ".join(f"{r['stages'][s]:,}" for s in STAGE_GROUPS) + " |")
+    fine_rows = [r for r in rep["results"] if r["engine"] == "bertl14-dsp" and r.get("stages_detail")]
+    if fine_rows:
+        lines += ["", "## Where the DSP kernels' instructions go (share of the sentence; per MAC / per element)", "",
+                  "| tokens | linear | GELU | quantize | LayerNorm | scores | softmax | context | embeddings |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in fine_rows:
+            fd, m, tot = r["stages_detail"], macs(rep["dims"], r["seq_len"]), max(1, sum(r["stages_detail"].values()))
+            lin = sum(fd.get(s, 0) for s in LINEAR_STAGES)
+            pct = lambda v: f"{100 * v / tot:.0f} %"
+            lines.append(f"| {r['seq_len']} | {pct(lin)} ({r['linear_instructions_per_mac']}/MAC) | {pct(fd.get('gelu', 0))} | "
+                         f"{pct(fd.get('quant', 0))} | {pct(fd.get('layernorm', 0))} | {pct(fd.get('scores', 0))} "
+                         f"({fd.get('scores', 0) / max(1, m['scores']):.2f}/MAC) | {pct(fd.get('softmax', 0))} "
+                         f"({r['softmax_instructions_per_element']}/element) | {pct(fd.get('context', 0))} "
+                         f"({fd.get('context', 0) / max(1, m['context']):.2f}/MAC) | {pct(fd.get('embed', 0))} |")
     lines += ["", "`quantize` is the INT8 row quantization of matmul inputs (part of attention/FFN in the seed's "
               "two-way split); the tokenizer is measured on a typed sentence: " +
               "; ".join(f"{e}: {v['tokenize_example']['instructions']:,} instructions for "
@@ -631,7 +652,10 @@ def write_report(rep: dict, out: Path) -> None:
                      f"{r.get('float32_over_dsp_instructions', '')} | {r.get('float32_over_dsp_ram', '')} |")
     lines += ["", "float32 naive: `bench/float32_naive` (every layer its own activation buffers, the full attention "
               "matrix, libm expf/tanhf/sqrtf; its logits match the numpy float engine within the printed "
-              "0.001 rounding). RAM = activation buffers (+ stack) for bertl14 the work buffer at that length + stack."]
+              "0.001 rounding); its image is built once for the longest length, and its RAM at n tokens is what a build for n "
+              "tokens takes (its static buffers sized for n, `float_naive_bytes` in bench.py, + the image's other data + stack). "
+              "bertl14: the work buffer at that length + stack. Counts above 2^32 timer ticks (1.34 G instructions at "
+              "shift 7) are corrected for the 32-bit TIMER0 wrapping, by the profiled stages (`timer_wraps` in the JSON)."]
     host = [r for r in rep["results"] if "host_us" in r]
     if host:
         lens = sorted({r["seq_len"] for r in host})
