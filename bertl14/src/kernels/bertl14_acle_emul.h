@@ -111,6 +111,21 @@ static inline uint32_t bertl14_pack_hi16(uint32_t a, uint32_t b) { return (a >> 
 static inline uint32_t bertl14_sxtb16_ror8(uint32_t x) { return __sxtb16((x >> 8) | (x << 24)); }
 #endif
 
+/* SMMULR: (a * b + 2^31) >> 32, the rounded high word of the 64-bit product. */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline int32_t bertl14_smmulr(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+static inline int32_t bertl14_smmulr(int32_t a, int32_t b)
+{
+    return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+}
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {

@@ -5,14 +5,20 @@
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
+/* sat32(rsr(acc * (sq * sk), shift)) in 64 bits */
+BERTL14_NOINLINE static int32_t scale_score_generic(int32_t acc, uint64_t m, int32_t shift)
+{
+    return bertl14_sat32(bertl14_rsr((int64_t)acc * (int64_t)m, shift));
+}
+
 /* sat32(rsr(acc * (sq * sk), shift)); |acc| <= 2^21 for d <= 128 */
-static int32_t scale_score(int32_t acc, uint32_t sq, uint32_t sk, int32_t shift, int fast)
+static inline int32_t scale_score(int32_t acc, uint32_t sq, uint32_t sk, int32_t shift, int fast)
 {
     const uint64_t m = (uint64_t)sq * sk;
     if (fast && m < 0x80000000u) {
-        return bertl14_rsr_mul(acc, (int32_t)(sq * sk), shift);           /* |acc * m| < 2^52, shift >= 21: fits */
+        return bertl14_rsr_mul(acc, (int32_t)(sq * sk), shift);   /* |acc * m| < 2^52, shift >= 21: fits */
     }
-    return bertl14_sat32(bertl14_rsr((int64_t)acc * (int64_t)m, shift));
+    return scale_score_generic(acc, m, shift);
 }
 
 void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint32_t k_stride,

@@ -1,6 +1,7 @@
 /* tanh-approximation GELU with a 257-entry tanh LUT (docs/numerics.md "GELU"):
  * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
 #include "bertl14_kernels.h"
+#include "bertl14_acle_emul.h"
 
 static inline int32_t tanh_q12(int32_t u)
 {
@@ -28,10 +29,17 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
 {
     int32_t xc = xv * (1 << up);                                                /* x in Q12, |xc| < 2^27 */
     xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);      /* tanh saturated beyond */
-    const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: < 2^19 */
-    const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, < 2^22 */
+    const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: <= 2^18 */
+#if defined(BERTL14_USE_DSP)
+    /* rsr(a * b, n) as SMMULR of a, b pre-shifted by 32 - n in total (every operand < 2^31) */
+    const int32_t x3 = bertl14_smmulr(sq << 12, xc << 8);                       /* x^3, |x3| <= 2^21 */
+    const int32_t inner = xc + bertl14_smmulr(x3 << 9, 2930 << 7);              /* |inner| < 2^17 */
+    const int32_t t = tanh_q12(bertl14_smmulr(inner << 14, 52290 << 2));
+#else
+    const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_rsr_mul(x3, 2930, 16);                   /* x + 0.044715 x^3 */
-    const int32_t t = tanh_q12(bertl14_rsr_mul(inner, 52290, 16));     /* tanh(sqrt(2/pi) inner) */
+    const int32_t t = tanh_q12(bertl14_rsr_mul(inner, 52290, 16));              /* tanh(sqrt(2/pi) inner) */
+#endif
     /* |xv * (32768 + t)| <= 2^15 * 2^16: the rounded product fits int32 */
     return bertl14_sat16((xv * (32768 + t) + 32768) >> 16);                    /* 0.5 x (1 + t) */
 }
@@ -39,11 +47,15 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
 /* sat16(rsr(x * ism, 12)): |x * ism| + 2048 < 2^31 (x int16, ism uint16); ism 4096 is the identity */
 static inline int32_t smooth_one(int32_t x, uint32_t ism)
 {
+#if defined(BERTL14_USE_DSP)
+    return __ssat((x * (int32_t)ism + 2048) >> 12, 16);
+#else
     return bertl14_sat16((x * (int32_t)ism + 2048) >> 12);
+#endif
 }
 
 /* GELU then smoothing of cnt contiguous values; channel k's factor at ism[k * ism_step]. */
-static void gelu_span(int16_t *x, uint32_t cnt, const uint16_t *ism, uint32_t ism_step, int32_t up)
+BERTL14_NOINLINE static void gelu_span(int16_t *x, uint32_t cnt, const uint16_t *ism, uint32_t ism_step, int32_t up)
 {
     for (uint32_t k = 0; k < cnt; k++, ism += ism_step) {
         x[k] = (int16_t)smooth_one(gelu_one(x[k], up), *ism);

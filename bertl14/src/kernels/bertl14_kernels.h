@@ -13,8 +13,10 @@
 /* Rarely taken exact fallbacks: out of line and compiled for size. */
 #if defined(__GNUC__)
 #define BERTL14_COLD __attribute__((cold, noinline))
+#define BERTL14_NOINLINE __attribute__((noinline))
 #else
 #define BERTL14_COLD
+#define BERTL14_NOINLINE
 #endif
 
 /* ---- primitives (docs/numerics.md "Primitives") ---------------------------------------- */

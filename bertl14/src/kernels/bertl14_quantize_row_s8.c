@@ -52,11 +52,11 @@ static inline int32_t inv_scale(uint32_t s)
 /* q = sat8(rsr(x * inv, 24)); |x * inv| < 2^47: one SMULL, |rsr| < 2^23 */
 static inline int32_t quantize_one(int32_t x, int32_t inv)
 {
-    const int32_t v = bertl14_rsr_mul(x, inv, 24);
 #if defined(BERTL14_USE_DSP)
-    return __ssat(v, 8);
+    /* |x << 8| <= 2^23, inv < 2^31: (x 2^8 inv + 2^31) >> 32 = (x inv + 2^23) >> 24, one SMMULR */
+    return __ssat(bertl14_smmulr(x * 256, inv), 8);
 #else
-    return bertl14_sat8(v);
+    return bertl14_sat8(bertl14_rsr_mul(x, inv, 24));
 #endif
 }
 
