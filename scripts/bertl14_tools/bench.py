@@ -644,6 +644,18 @@ def write_report(rep: dict, out: Path) -> None:
         lines.append(f"| work buffer <= 192 KB at 512 tokens | {wb:,} B ({wb / 1024:.1f} KB) | {met(wb <= 192 * 1024)} |")
         lines.append(f"| instructions at 512 tokens (reported) | {dsp[512]['instructions']:,} "
                      f"({dsp[512]['instructions_per_mac']} per MAC) | |")
+    lines += ["", "Where the misses come from (DSP kernels, see the share table above):", "",
+              "- linear: the inner loop (`dot4_contig`) is 13 instructions per 16 MACs (0.84 a MAC with the loop); the rest "
+              "is the per-output-channel requantization of a block of 4 tokens (about 90 instructions per output channel "
+              "and block), 0.2-0.3 a MAC at 64-96 inputs. Blocks of 8 tokens or 2 output channels a pass do not fit the 14 "
+              "usable registers of the inline assembly, and the core library is at its 16 KB code budget.",
+              "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are a third of the "
+              "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
+              "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a variable rounding "
+              "shift) is about 25 instructions an element, the max, sum and normalization passes the rest; <= 20 needs a "
+              "cheaper exp, i.e. a numerics change (v1.2), not made here.",
+              "- float32 naive runs at 5.4-5.6 instructions per MAC (the M7's FPU does one multiply-accumulate an "
+              "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
     lines += ["", "## Baselines (same model, same emulated M7)", "",
               "| tokens | portable / DSP instructions | float32 naive / DSP instructions | float32 naive / DSP RAM |",
               "|---|---|---|---|"]

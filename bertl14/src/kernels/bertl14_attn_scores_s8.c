@@ -43,9 +43,9 @@ void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint3
             for (uint32_t g = 0; g < groups; g++) {
                 const uint32_t qe = qx[2u * g], qo = qx[2u * g + 1u], w0 = k0[g], w1 = k1[g];
                 a0 = __smlad(qe, __sxtb16(w0), a0);
-                a0 = __smlad(qo, __sxtb16(bertl14_ror8(w0)), a0);
+                a0 = __smlad(qo, bertl14_sxtb16_ror8(w0), a0);
                 a1 = __smlad(qe, __sxtb16(w1), a1);
-                a1 = __smlad(qo, __sxtb16(bertl14_ror8(w1)), a1);
+                a1 = __smlad(qo, bertl14_sxtb16_ror8(w1), a1);
             }
             scores[u] = scale_score(a0, sq, sk[u * sk_stride], shift, fast);
             scores[u + 1u] = scale_score(a1, sq, sk[(u + 1u) * sk_stride], shift, fast);
