@@ -649,7 +649,7 @@ def write_report(rep: dict, out: Path) -> None:
               "is the per-output-channel requantization of a block of 4 tokens (about 90 instructions per output channel "
               "and block), 0.2-0.3 a MAC at 64-96 inputs. Blocks of 8 tokens or 2 output channels a pass do not fit the 14 "
               "usable registers of the inline assembly, and the core library is at its 16 KB code budget.",
-              "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are a third of the "
+              "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are about a quarter of the "
               "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
               "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a variable rounding "
               "shift) is about 25 instructions an element, the max, sum and normalization passes the rest; <= 20 needs a "
