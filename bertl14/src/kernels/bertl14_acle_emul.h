@@ -47,6 +47,13 @@ static inline int32_t __qadd(int32_t a, int32_t b)
     return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
 }
 
+/* USAT: saturate to [0, 2^bits - 1]. */
+static inline uint32_t __usat(int32_t x, uint32_t bits)
+{
+    const int32_t hi = (int32_t)((1u << bits) - 1u);
+    return (uint32_t)(x > hi ? hi : (x < 0 ? 0 : x));
+}
+
 /* SSAT: saturate to a signed `bits`-bit range. */
 static inline int32_t __ssat(int32_t x, uint32_t bits)
 {

@@ -3,20 +3,20 @@
  * d = max - x_u fits uint32; e_u <= 2^23 and R <= 2^25, so p_u = (e_u * R + 2^39) >> 40 is the
  * high word of one UMULL, plus 128, shifted by 8 (the low word cannot change the result). */
 #include "bertl14_kernels.h"
+#include "bertl14_acle_emul.h"
 
 static inline uint32_t exp_q23_u32(uint32_t d)
 {
-    if (d >= 65536u) {
-        return 0; /* k >= 24 */
+    if (d >= 17035u) {
+        return 0; /* exactly the d with k >= 24 (and no overflow of d * 23637 below) */
     }
     const uint32_t z = (d * 23637u + 128u) >> 8;               /* d * log2(e) in Q16 */
     const uint32_t k = z >> 16, i = (z >> 8) & 255u, f = z & 255u;
-    if (k >= 24u) {
-        return 0;
-    }
     const int32_t l0 = bertl14_exp_lut[i], l1 = bertl14_exp_lut[i + 1];
     const uint32_t m = (uint32_t)(l0 + (((l1 - l0) * (int32_t)f + 128) >> 8)); /* 2^-fr in Q15 */
-    return k > 8u ? (m + (1u << (k - 9u))) >> (k - 8u) : m << (8u - k);
+    /* rsr(m, k - 8) for every k in 0..23 at once: m << (8 - k) is exact for k <= 8 and the rounding
+     * term 2^(k-1) then cannot carry into the result */
+    return ((m << 8) + ((1u << k) >> 1)) >> k;
 }
 
 void bertl14_softmax_u8(int32_t *scores, uint32_t n, uint8_t *p)
@@ -34,8 +34,12 @@ void bertl14_softmax_u8(int32_t *scores, uint32_t n, uint8_t *p)
     const uint32_t r = (uint32_t)bertl14_udiv_round((uint64_t)1 << 48, sum); /* <= 2^25 */
     for (uint32_t u = 0; u < n; u++) {
         const uint32_t hi = (uint32_t)(((uint64_t)(uint32_t)scores[u] * r) >> 32);
-        const uint32_t v = (hi + 128u) >> 8;
+        const uint32_t v = (hi + 128u) >> 8;                   /* < 2^18 */
+#if defined(BERTL14_USE_DSP)
+        p[u] = (uint8_t)__usat((int32_t)v, 8);
+#else
         p[u] = (uint8_t)(v > 255u ? 255u : v);
+#endif
     }
 }
 
