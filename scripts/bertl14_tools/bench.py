@@ -651,9 +651,10 @@ def write_report(rep: dict, out: Path) -> None:
               "usable registers of the inline assembly, and the core library is at its 16 KB code budget.",
               "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are about a quarter of the "
               "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
-              "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a variable rounding "
-              "shift) is about 25 instructions an element, the max, sum and normalization passes the rest; <= 20 needs a "
-              "cheaper exp, i.e. a numerics change (v1.2), not made here.",
+              "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a rounding shift) is "
+              "about 20 instructions an element, the max pass 5, the sum 3, the normalization 8 more (plus the row's "
+              "division); <= 20 needs a cheaper exp and the max fused into the scores kernel, i.e. a numerics change "
+              "(v1.2), not made here (the same exp scores the classifier, whose thresholds the shipped models were tuned on).",
               "- float32 naive runs at 5.4-5.6 instructions per MAC (the M7's FPU does one multiply-accumulate an "
               "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
     lines += ["", "## Baselines (same model, same emulated M7)", "",
