@@ -421,6 +421,41 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [])
 
 
+def unseen_name_rows(rows: list[dict], lang: str) -> list[dict]:
+    """Validation sentences with names the model never saw: each masked row of `rows` with its placeholders
+    filled from `data/unseen-names-<lang>.yaml` (ours, none of them in the training lists; a name of the
+    sentence's domain when the list has one), as a device without a registry meets a user's own names.
+    Deterministic (a hash of the sentence picks the names)."""
+    import yaml
+    path = DATA_DIR / f"unseen-names-{check_lang(lang)}.yaml"
+    if not path.exists():
+        return []
+    unseen = yaml.safe_load(path.read_text(encoding="utf-8"))
+    known = load_slot_values(lang)
+    seen = {normalize(v) for v in known["areas"] + known["floors"]} | {
+        normalize(v) for names in known["names"].values() for v in names}
+    fresh = lambda values: [str(v) for v in values or [] if normalize(str(v)) not in seen]   # noqa: E731
+    areas, floors = fresh(unseen.get("areas")), fresh(unseen.get("floors"))
+    names = {d: fresh(v) for d, v in (unseen.get("names") or {}).items()}
+    every_name = [v for d in sorted(names) for v in names[d]]
+    out, taken = [], set()
+    for row in rows:
+        if not row.get("masked"):
+            continue
+        rng = random.Random(hashlib.sha256(normalize(row["text"]).encode("utf-8")).digest())
+        domain = row.get("slots", {}).get("domain")
+        domains = [domain] if isinstance(domain, str) else list(domain or []) or DEFAULT_NAME_DOMAINS.get(
+            row["intent"], ["media_player"] if row["intent"].startswith(MEDIA_INTENT_PREFIXES)
+            else ["todo"] if row["intent"].startswith("HassList") else [])
+        pool = [v for d in domains for v in names.get(d, [])] or every_name
+        choices = {"[NAME]": pool, "[AREA]": areas, "[FLOOR]": floors}
+        text = re.sub(r"\[(NAME|AREA|FLOOR)\]", lambda m: rng.choice(choices[m.group(0)] or ["x"]), row["text"])
+        if normalize(text) not in taken:
+            taken.add(normalize(text))
+            out.append({"text": text, "intent": row["intent"], "slots": {}, "unseen_names": True})
+    return out
+
+
 def load_handwritten(lang: str) -> list[dict]:
     """Our hand-written in-domain validation sentences (`data/handwritten-<lang>.jsonl`: written by us, not
     from the templates nor the public test), or [] when there is no such file."""

@@ -4,6 +4,8 @@ The model is evaluated with the integer reference (or `--engine c|float`) throug
 the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point. With the
 model's shipped `min_score` (or `--min-score`) it also gives the accuracy the device answers with
 (a score under the threshold answers `none`) and, with `--ood FILE`, the out-of-domain false-accept rate.
+With `--entities FILE` (a registry, docs/registry.md) every sentence goes through the registry matcher first,
+as on a device with that registry: known names become placeholders before tokenizing.
 """
 from __future__ import annotations
 
@@ -111,6 +113,12 @@ def run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     texts, gold = read_eval_data(args.data)
     model = open_model(args.model)
+    masked = lambda rows: rows                                  # noqa: E731  (no registry: texts as they are)
+    if args.entities:
+        from .infer import Entities
+        ent = Entities(args.entities, model, args.engine)
+        masked = lambda rows: [ent.apply(t)[0] for t in rows]   # noqa: E731
+        texts = masked(texts)
     scored = predict_scored(model, args.engine, texts)
     pred = [label for label, _ in scored]
     acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
@@ -119,13 +127,15 @@ def run(args) -> int:
                     "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, min_score))) / len(gold)}
     if args.ood:
         ood_texts, _ = read_eval_data(args.ood)
+        ood_texts = masked(ood_texts)
         ood_scored = predict_scored(model, args.engine, ood_texts)
         for key, t in (("ood_false_accept_no_threshold", 0.0), ("ood_false_accept", min_score)):
             accepted = sum(p != "none" for p in apply_min_score(ood_scored, t))
             at_threshold[key] = {"n": len(ood_texts), "accepted": accepted, "rate": accepted / len(ood_texts)}
     rows = per_label_scores(gold, pred)
     name = Path(args.model).name
-    (out / "per_intent.md").write_text(f"# {name} on {Path(args.data).name} ({args.engine} engine)\n\n"
+    with_registry = f", names masked with the registry {Path(args.entities).name}" if args.entities else ""
+    (out / "per_intent.md").write_text(f"# {name} on {Path(args.data).name} ({args.engine} engine{with_registry})\n\n"
                                        + markdown_table(rows, acc), encoding="utf-8")
     confusion_png(gold, pred, out / "confusion.png", f"{name} ({args.engine}), accuracy {acc:.4f}")
     points = []
@@ -142,6 +152,7 @@ def run(args) -> int:
                                "accuracy": sum(g == q for g, q in zip(gold, p)) / len(gold)})
         tradeoff_png(points, out / "tradeoff.png", name)
     summary = {"model": str(args.model), "data": str(args.data), "engine": args.engine, "n": len(gold),
+               "entities": Path(args.entities).name if args.entities else None,
                "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "at_min_score": at_threshold,
                "ood": args.ood, "tradeoff": points}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -190,6 +201,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
     p.add_argument("--min-score", type=float,
                    help="score threshold (default: the model's shipped min_score from training.json, else 0)")
+    p.add_argument("--entities", metavar="FILE",
+                   help="registry (YAML or *_home.json): names become placeholders before tokenizing, as on a device")
     p.add_argument("--ood", metavar="FILE.jsonl",
                    help="out-of-domain sentences (intent none): false-accept rate with and without min_score")
     p.set_defaults(func=run)

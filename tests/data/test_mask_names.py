@@ -134,3 +134,20 @@ def test_handwritten_sentences_are_ours_and_labelled():
         labels = {r["intent"] for r in rows}
         assert "none" not in labels and len(labels) >= 35
         assert all(r["text"].strip() == r["text"] and r["text"] for r in rows)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_unseen_names_part_has_no_training_name_and_no_placeholder(lang, en_half, zh_half):
+    ds = en_half if lang == "en" else zh_half
+    rows = data.unseen_name_rows(ds.validation, lang)
+    masked = [r for r in ds.validation if r.get("masked")]
+    assert rows and len(rows) <= len(masked)
+    assert not any(has_placeholder(r["text"]) for r in rows)
+    known = data.load_slot_values(lang)
+    seen = {data.normalize(v) for v in known["areas"] + known["floors"]} | {
+        data.normalize(v) for names in known["names"].values() for v in names}
+    import yaml
+    unseen = yaml.safe_load((data.DATA_DIR / f"unseen-names-{lang}.yaml").read_text(encoding="utf-8"))
+    ours = [str(v) for v in unseen["areas"] + unseen["floors"]] + [str(v) for n in unseen["names"].values() for v in n or []]
+    assert not {data.normalize(v) for v in ours} & seen, "an unseen name is in the training lists"
+    assert data.unseen_name_rows(ds.validation, lang) == rows        # deterministic
