@@ -543,7 +543,8 @@ def write_report(rep: dict, out: Path) -> None:
              "at 480 MHz** (an estimate, not a measurement on hardware).", "",
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`); this "
              f"page was written by `{rep.get('command')}`.", "",
-             f"Model commit: `{rep.get('model_commit')}` (the last commit of the model folder when measured).", ""]
+             f"Model commit: `{rep.get('model_commit')}` (the last commit of the model folder when measured)"
+             + (f"; {rep['model_note']}" if rep.get("model_note") else "") + ".", ""]
     if rep.get("shape_twin"):
         tw = rep["shape_twin"]
         lines += [f"Lengths beyond the model's {tw['trained_positions']} positions are measured on its **shape twin**: "
@@ -678,7 +679,7 @@ def write_report(rep: dict, out: Path) -> None:
                   "| engine | " + " | ".join(f"{n} tokens" for n in lens) + " |", "|---|" + "---|" * len(lens)]
         for e in names:
             lines.append(f"| {e} | " + " | ".join(str(by.get((e, n), "")) for n in lens) + " |")
-        lines += ["", "host-bertl14-c: the library's portable kernels built with the host cc -O2, encode + classify "
+        lines += ["", (rep["host_note"] + ". " if rep.get("host_note") else "") + "host-bertl14-c: the library's portable kernels built with the host cc -O2, encode + classify "
                   "called through ctypes (its overhead included); ONNX Runtime: the Hugging Face model exported "
                   "with torch.onnx (opset 17), fp32 and `quantize_dynamic` INT8 weights, intra/inter-op threads 1."]
     fb = rep["flash_bytes"]
