@@ -133,6 +133,21 @@ static inline int32_t bertl14_smmulr(int32_t a, int32_t b)
 }
 #endif
 
+/* SMMLA: c + the high word of a * b (exactly (c * 2^32 + a * b) >> 32). */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline int32_t bertl14_smmla(int32_t a, int32_t b, int32_t c)
+{
+    int32_t r;
+    __asm("smmla %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+#else
+static inline int32_t bertl14_smmla(int32_t a, int32_t b, int32_t c)
+{
+    return (int32_t)(((int64_t)c * 4294967296LL + (int64_t)a * b) >> 32);
+}
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {
