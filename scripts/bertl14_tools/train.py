@@ -319,10 +319,12 @@ THRESHOLDS = [round(0.05 * i, 2) for i in range(20)]     # 0.0 .. 0.95
 MAX_VAL_FALSE_ACCEPT = 0.08
 SELECTION_RULE = (f"maximise in-domain validation accuracy (a top score under the threshold counts as wrong; the mean "
                   f"over the in-domain parts: template sentences with names, template sentences with names masked "
-                  f"and the same with names no training sentence has, when the data has masked names, our "
-                  f"hand-written sentences when present) subject to out-of-domain false "
+                  f"when the data has them, our hand-written sentences when present) subject to out-of-domain false "
                   f"accepts <= {MAX_VAL_FALSE_ACCEPT:.0%} on the out-of-domain validation split; all from our own "
                   f"data, never the public test")
+
+
+RULE_PARTS = ("in_domain", "unmasked", "masked", "handwritten")
 
 
 def in_domain_parts(val_rows: list[dict], handwritten: list[dict], lang: str | None = None) -> dict[str, list[dict]]:
@@ -332,6 +334,8 @@ def in_domain_parts(val_rows: list[dict], handwritten: list[dict], lang: str | N
     sentences."""
     from .data import LANGUAGES, unseen_name_rows
     in_val = [r for r in val_rows if r["intent"] != "none"]
+    # unseen_names is measured and reported, not part of the rule's mean (RULE_PARTS): it was added after a
+    # look at the public test, and did not predict it (models/README.md, round 3)
     parts = {"unmasked": [r for r in in_val if not r.get("masked")],
              "masked": [r for r in in_val if r.get("masked")],
              "unseen_names": unseen_name_rows(in_val, lang) if lang in LANGUAGES else [],
@@ -412,11 +416,12 @@ def measure(out: Path, data_dir: Path, no_test: bool = False) -> int:
     results = {"validation": strip_pred(evaluate(model, tokenizer, val_rows, labels))}
     for name, rows in parts.items():
         results[f"validation_{name}"] = strip_pred(evaluate(model, tokenizer, rows, labels))
-    table = threshold_table({k: probs_of(v) for k, v in parts.items()}, parts, probs_of(ood_val), labels)
+    rule_parts = {k: v for k, v in parts.items() if k in RULE_PARTS}
+    table = threshold_table({k: probs_of(v) for k, v in rule_parts.items()}, rule_parts, probs_of(ood_val), labels)
     chosen = choose_threshold(table)
     threshold = chosen["min_score"]
-    results["selection"] = {"rule": SELECTION_RULE, "in_domain_validation": sum(len(v) for v in parts.values()),
-                            "in_domain_parts": {k: len(v) for k, v in parts.items()},
+    results["selection"] = {"rule": SELECTION_RULE, "in_domain_validation": sum(len(v) for v in rule_parts.values()),
+                            "in_domain_parts": {k: len(v) for k, v in rule_parts.items()},
                             "ood_validation": len(ood_val), **chosen,
                             "at_zero": table[0], "table": table}
     # kept for the older readers of training.json (report, README): the chosen threshold
