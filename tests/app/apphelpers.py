@@ -4,41 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from testsupport import REPO, modules_dir, require_arm, require_modules, west  # noqa: F401  (re-exported)
 QEMU_TIMEOUT = 60
-
-
-def west(*args: str, env: dict | None = None, timeout: float = 400) -> subprocess.CompletedProcess:
-    full_env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="2")
-    full_env.pop("BERTL14_MODULES_DIR", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "west", *args], cwd=REPO, env=full_env, text=True,
-                          capture_output=True, timeout=timeout)
-
-
-def require_arm():
-    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not installed (make test installs it)")
-
-
-def modules_dir() -> Path | None:
-    top = west("topdir")
-    return Path(top.stdout.strip()) / "modules" if top.returncode == 0 else None
-
-
-def require_modules(*rels: str):
-    root = modules_dir()
-    for rel in rels:
-        if root is None or not (root / rel).is_dir() or not any((root / rel).iterdir()):
-            pytest.skip(f"module {rel.rsplit('/', 1)[-1]} not present (modules/{rel}; run `west update`)")
 
 
 def public_data(name: str = "en.jsonl") -> Path:

@@ -2,7 +2,6 @@
 boot firmware under QEMU with its serial port on a TCP socket (pyserial socket://)."""
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -12,30 +11,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from testsupport import REPO, require_arm, west
+
 sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
 from bertl14_west.qemu import qemu_argv, qemu_tcp_serial  # noqa: E402
-
-
-def west(*args: str, env: dict | None = None, cwd: Path = REPO, stdin: str | None = None,
-         timeout: float = 240) -> subprocess.CompletedProcess:
-    """Run west (as `python -m west`, so a reduced PATH still finds it)."""
-    full_env = dict(os.environ)
-    full_env.pop("BERTL14_MODULES_DIR", None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "west", *args], cwd=cwd, env=full_env, text=True,
-                          capture_output=True, input=stdin, timeout=timeout)
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str):
-    """Failed, no traceback, and one FATAL ERROR line that contains every needle."""
-    assert proc.returncode != 0, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr, proc.stderr
-    fatal = [line for line in proc.stderr.splitlines() if line.startswith("FATAL ERROR")]
-    assert len(fatal) == 1, proc.stderr
-    for n in needles:
-        assert n in fatal[0], fatal[0]
-    return fatal[0]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,24 +26,6 @@ def west_workspace():
         init = subprocess.run([sys.executable, "-m", "west", "init", "-l", str(REPO)], cwd=REPO.parent,
                               capture_output=True, text=True)
         assert init.returncode == 0, init.stderr
-
-
-def modules_dir() -> Path | None:
-    top = west("topdir")
-    return Path(top.stdout.strip()) / "modules" if top.returncode == 0 else None
-
-
-def require_modules(*rels: str):
-    root = modules_dir()
-    for rel in rels:
-        if root is None or not (root / rel).is_dir() or not any((root / rel).iterdir()):
-            pytest.skip(f"module {rel.rsplit('/', 1)[-1]} not present (modules/{rel}; run `west update`)")
-
-
-def require_arm():
-    for tool in ("arm-none-eabi-gcc", "qemu-system-arm"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not installed (make test installs it)")
 
 
 @pytest.fixture

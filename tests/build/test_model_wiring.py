@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, west
+from testsupport import REPO, west
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, require_arm, west
+from testsupport import REPO, require_arm, west
 
 WEIRD = """\
 floors:

@@ -7,7 +7,7 @@ import sys
 
 import yaml
 
-from conftest import REPO, assert_one_line_error, west
+from testsupport import REPO, assert_one_line_error, west
 
 
 def test_manifest_pins_the_modules_and_keeps_tflm_optional():

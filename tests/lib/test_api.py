@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import dummy_vocab
-from randmodel import random_quant_model
+from randmodel import dummy_vocab, random_quant_model
 
 from bertl14_tools import cbuild, cengine, workbuf
 from bertl14_tools.errors import UserError

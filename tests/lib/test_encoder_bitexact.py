@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import dummy_vocab
-from randmodel import random_quant_model
+from randmodel import dummy_vocab, random_quant_model
 
 from bertl14_tools import cengine, reference
 

@@ -227,7 +227,7 @@ def test_minilm_own_tokenizer_files(configs):
 
 def test_large_vocabulary_and_missing_specials(tmp_path):
     """Ids above 65,535 (32-bit id tables) and a vocabulary without [PAD]/[MASK] (their text is not special)."""
-    from conftest import Config, build_test_vocab
+    from vocabs import Config, build_test_vocab
     pieces = [f"[unused{i}]" for i in range(70000)] + [p for p in build_test_vocab(False, seed=99)
                                                        if p not in ("[PAD]", "[MASK]")]
     path = tmp_path / "vocab.txt"

@@ -1,0 +1,57 @@
+"""Helpers shared by the suites that build firmware (tests/build, tests/app): west in this repository's
+workspace, and skips that name what is missing (a module, the Arm toolchain, QEMU)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def west(*args: str, env: dict | None = None, cwd: Path = REPO, stdin: str | None = None,
+         timeout: float = 400) -> subprocess.CompletedProcess:
+    """Run west (as `python -m west`, so a reduced PATH still finds it), never with the caller's
+    BERTL14_MODULES_DIR unless `env` sets it; builds use at most 2 jobs (CMAKE_BUILD_PARALLEL_LEVEL)."""
+    full_env = dict(os.environ)
+    full_env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
+    full_env.pop("BERTL14_MODULES_DIR", None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "west", *args], cwd=cwd, env=full_env, text=True,
+                          capture_output=True, input=stdin, timeout=timeout)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str):
+    """Failed, no traceback, and one FATAL ERROR line that contains every needle."""
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    fatal = [line for line in proc.stderr.splitlines() if line.startswith("FATAL ERROR")]
+    assert len(fatal) == 1, proc.stderr
+    for n in needles:
+        assert n in fatal[0], fatal[0]
+    return fatal[0]
+
+
+def modules_dir() -> Path | None:
+    """`modules/` under the west topdir, or None outside a workspace."""
+    top = west("topdir")
+    return Path(top.stdout.strip()) / "modules" if top.returncode == 0 else None
+
+
+def require_modules(*rels: str):
+    """Skip unless every module (path under modules/, e.g. "rtos/FreeRTOS-Kernel") is present."""
+    root = modules_dir()
+    for rel in rels:
+        if root is None or not (root / rel).is_dir() or not any((root / rel).iterdir()):
+            pytest.skip(f"module {rel.rsplit('/', 1)[-1]} not present (modules/{rel}; run `west update`)")
+
+
+def require_arm():
+    """Skip unless the Arm toolchain, QEMU and CMake are installed."""
+    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed (make test installs it)")
