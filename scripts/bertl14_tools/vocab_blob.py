@@ -24,6 +24,7 @@ vocabulary (or it is in the vocabulary itself); otherwise the C code's default (
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from . import tokenizer as T
@@ -97,9 +98,13 @@ def _effect(out: str, vocab_chars: set[str]) -> tuple:
     return tuple(eff)
 
 
-def _classes_and_map(vocab_chars: set[str], lower: bool, strip: bool, chinese: bool):
+@functools.lru_cache(maxsize=8)
+def _normalization_table(lower: bool, strip: bool, chinese: bool):
+    """The vocabulary-independent part of the tables, computed once per option set (a walk over every code
+    point takes seconds): the class runs [(first_cp, class)] and every character whose normalized form differs
+    from what the C code does without a map entry, as (cp, normalized, default)."""
     classes = []  # per run: (first_cp, class)
-    keys, outs = [], []
+    candidates = []
     prev = None
     for cp in range(0x110000):
         if 0xD800 <= cp <= 0xDFFF:
@@ -123,13 +128,20 @@ def _classes_and_map(vocab_chars: set[str], lower: bool, strip: bool, chinese: b
                 else:
                     cls = CLASS_PUNCT if T.is_punctuation(cp) else CLASS_WORD
                 default = default_map(cp, strip)
-                if out != default and (_effect(out, vocab_chars) != _effect(default, vocab_chars)
-                                       or any(ch in vocab_chars for ch in default)):
-                    keys.append((cp, out))
+                if out != default:
+                    candidates.append((cp, out, default))
         if cls != prev:
             classes.append((cp, cls))
             prev = cls
-    return classes, keys
+    return tuple(classes), tuple(candidates)
+
+
+def _classes_and_map(vocab_chars: set[str], lower: bool, strip: bool, chinese: bool):
+    classes, candidates = _normalization_table(lower, strip, chinese)
+    # a map entry is needed only where the normalized form tokenizes differently from the default
+    keys = [(cp, out) for cp, out, default in candidates
+            if _effect(out, vocab_chars) != _effect(default, vocab_chars) or any(ch in vocab_chars for ch in default)]
+    return list(classes), keys
 
 
 def _bucketed(pieces: list[tuple[bytes, int]], pool: bytearray, pool_index: dict[bytes, int]):
