@@ -292,7 +292,8 @@ def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bo
                      "note": "portable kernels, encode + classify through ctypes"})
     missing = [m for m in ("torch", "transformers", "onnxruntime", "onnx") if importlib.util.find_spec(m) is None]
     if missing or model.source_dir is None:
-        print(f"bench: ONNX Runtime baseline skipped ({'missing ' + ', '.join(missing) if missing else 'no Hugging Face source folder'})",
+        why = ("missing " + ", ".join(missing) + "; pip install -e '.[train,bench]'") if missing else "no Hugging Face source folder"
+        print(f"bench: ONNX Runtime baseline skipped ({why})",
               file=sys.stderr)
         return rows
     import onnxruntime as ort
