@@ -15,31 +15,14 @@ static char line[CONFIG_APP_LINE_MAX + 1];
 static size_t line_len;
 static bool line_too_long; /* the current line overflowed: discard it up to its \n */
 
-void console_puts(const char *s)
-{
-    platform_console_write(s, strlen(s));
-}
-
-static void put_uint(uint32_t v)
-{
-    char buf[11];
-    int i = (int)sizeof(buf);
-    buf[--i] = '\0';
-    do {
-        buf[--i] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    console_puts(&buf[i]);
-}
-
 void console_banner(const char *rtos)
 {
     console_puts("bertl14 ready board=" BERTL14_BOARD_NAME " rtos=");
     console_puts(rtos);
     console_puts(" app=echo line_max=");
-    put_uint(CONFIG_APP_LINE_MAX);
+    console_put_uint(CONFIG_APP_LINE_MAX);
     console_puts(" rx_buffer=");
-    put_uint(CONFIG_APP_RX_BUFFER);
+    console_put_uint(CONFIG_APP_RX_BUFFER);
     console_puts(" cycles=");
     console_puts(platform_cycles_unit);
     console_puts("\r\n");
@@ -70,7 +53,7 @@ void console_poll(void)
         }
         if (line_too_long || len > CONFIG_APP_LINE_MAX) {
             console_puts("error=too_long line longer than ");
-            put_uint(CONFIG_APP_LINE_MAX);
+            console_put_uint(CONFIG_APP_LINE_MAX);
             console_puts(" bytes\r\n");
         } else {
             memcpy(line, rx_line, len);

@@ -3,6 +3,7 @@
 #define APP_CONSOLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /** Print the ready banner (first line after reset). */
 void console_banner(const char *rtos);
@@ -11,7 +12,10 @@ void console_banner(const char *rtos);
  *  Called by the task / main loop whenever the RX interrupt signalled new bytes. */
 void console_poll(void);
 
-/** Write a NUL-terminated string to the console. */
+/** Write a NUL-terminated string to the console (console_out.c). */
 void console_puts(const char *s);
+
+/** Write an unsigned decimal to the console (console_out.c). */
+void console_put_uint(uint32_t v);
 
 #endif /* APP_CONSOLE_H */

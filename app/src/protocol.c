@@ -44,29 +44,12 @@ static struct {
 } stats;
 
 /* ---- output ------------------------------------------------------------------------------------ */
-void console_puts(const char *s)
-{
-    platform_console_write(s, strlen(s));
-}
-
-static void put_uint(uint32_t v)
-{
-    char buf[11];
-    int i = (int)sizeof(buf);
-    buf[--i] = '\0';
-    do {
-        buf[--i] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    console_puts(&buf[i]);
-}
-
 static void put_kv(const char *key, uint32_t v)
 {
     console_puts(" ");
     console_puts(key);
     console_puts("=");
-    put_uint(v);
+    console_put_uint(v);
 }
 
 /* A registry name as a `key=value` value: space, '%', '=' and control bytes (< 0x20, 0x7F) become %XX (upper-case
@@ -163,7 +146,7 @@ void console_banner(const char *rtos)
     engine_ok = st == BERTL14_OK;
     if (!engine_ok) { /* every sentence will be answered error=internal; say why once */
         console_puts("bertl14 init_failed status=");
-        put_uint((uint32_t)-st);
+        console_put_uint((uint32_t)-st);
         console_puts(" ");
         console_puts(bertl14_status_str(st));
         console_puts("\r\n");
@@ -175,7 +158,7 @@ void console_banner(const char *rtos)
     put_kv("hidden", d->hidden);
     put_kv("heads", d->max_heads_kept);
     console_puts("/");
-    put_uint(BERTL14_NUM_HEADS);
+    console_put_uint(BERTL14_NUM_HEADS);
     put_kv("max_seq_len", BERTL14_MAX_SEQ_LEN);
     put_kv("work_buffer", intent_work_buffer_size());
     put_kv("labels", d->num_labels);
@@ -237,7 +220,7 @@ static void cmd_entities(void)
     }
     console_puts("ok entities");
     console_puts(" ");
-    put_uint(total);
+    console_put_uint(total);
     console_puts("\r\n");
 }
 
