@@ -14,7 +14,6 @@ instruction and TIMER0 ticks at 25 MHz, so instructions = ticks * 40 (+-40).
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys

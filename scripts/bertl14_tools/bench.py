@@ -167,7 +167,6 @@ def _c_array(ctype: str, name: str, a) -> str:
 
 def write_float_model(fm, max_seq: int, out: Path) -> None:
     """float_model.c/.h for the float32 baseline: the unquantized weights as C arrays."""
-    import hashlib
     out.mkdir(parents=True, exist_ok=True)
     heads = len(fm.layers[0].heads_kept) if fm.layers[0].heads_kept else fm.num_heads
     labels = fm.cls_w.shape[0] if fm.has_classifier else 0
@@ -518,7 +517,7 @@ def write_report(rep: dict, out: Path) -> None:
     fig.savefig(out / "bench_instructions.png", dpi=100)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(7, 4))
-    labels, bottoms = [], None
+    bottoms = None
     rs = [r for r in rep["results"] if r["stages"]]
     names = list(STAGE_GROUPS)
     xs = range(len(rs))

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import UserError
-
 
 def per_label_scores(gold: list[str], pred: list[str]) -> list[dict]:
     """Precision, recall, F1 and support of every gold label, in label order."""

@@ -18,8 +18,6 @@ accuracy. It exits 1 on any mismatch or protocol error.
 from __future__ import annotations
 
 import json
-import os
-import re
 import socket
 import subprocess
 import sys

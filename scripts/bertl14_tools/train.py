@@ -210,7 +210,6 @@ def run(args) -> int:
         return measure(out, data_dir, no_test=args.no_test)
     train_rows = read_split(data_dir, "train.jsonl")
     val_rows = read_split(data_dir, "validation.jsonl")
-    ood_rows = read_split(data_dir, "ood.jsonl") if (data_dir / "ood.jsonl").exists() else []
     stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
     labels = sorted({r["intent"] for r in train_rows})
     label_id = {lab: i for i, lab in enumerate(labels)}

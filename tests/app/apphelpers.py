@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testsupport import REPO, modules_dir, require_arm, require_modules, west  # noqa: F401  (re-exported)
+from testsupport import REPO, require_arm, require_modules, west  # noqa: F401  (re-exported)
 QEMU_TIMEOUT = 60
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 from apphelpers import QEMU_TIMEOUT, REPO, public_sentences
 
 VALID = "turn on the kitchen light"

@@ -3,8 +3,6 @@ app/entities.yaml; answers report name= area= floor= entity_area= (percent-encod
 reference (registry.Matcher + reference.py); `:entities` lists the registry; bad input with names."""
 from __future__ import annotations
 
-import pytest
-
 from apphelpers import REPO
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testsupport import (REPO, assert_one_line_error, require_arm, require_modules, west)
+from testsupport import assert_one_line_error, require_arm, require_modules, west
 
 
 def _expect_banner_and_echo(q, board: str, rtos: str):

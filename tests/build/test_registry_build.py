@@ -7,8 +7,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from testsupport import REPO, require_arm, west
 
 WEIRD = """\
