@@ -8,27 +8,13 @@
  * A name is a path of the registry's trie over those symbols (one SEPARATOR between words). At each word start
  * the trie is walked as far as it goes and the last name that ended on a word boundary wins (longest match);
  * the walk then goes on after the name. Cost: O(text length * longest name), no malloc, no globals.
- * The vocabulary section's header layout is vocab_blob.py's (HDR_* below; tests/registry checks they agree):
- * this file reads it itself so that the tokenizer's files stay untouched.
+ * The vocabulary section's layout and the UTF-8 decoder are the tokenizer's (src/bertl14_vocab_section.h).
  * Layout of the registry: scripts/bertl14_tools/registry.py and docs/registry.md.
  */
 #include "bertl14_registry.h"
+#include "bertl14_vocab_section.h"
 
 #include <stddef.h>
-
-/* ---- the vocabulary section (vocab_blob.py HDR_*, relative to word 256) --------------------------------- */
-enum {
-    V_MAGIC = 0, V_VERSION = 1, V_TOTAL_WORDS = 3, V_FLAGS = 10,
-    V_N_CLASSES = 23, V_CLASSES = 24, V_N_MAP = 25, V_MAP_KEYS = 26, V_MAP_OFFSETS = 27, V_MAP_OUT = 28,
-    V_MAP_OUT_WORDS = 29
-};
-#define V_INDEX_WORDS 256u
-#define V_MAGIC_WORD 0x4B4F5442u
-#define V_FLAG_LOWER_CASE 1u
-#define V_FLAG_STRIP_ACCENTS 2u
-#define V_FLAG_MASK 7u /* lower case, strip accents, Chinese characters */
-enum { CLASS_WORD = 0, CLASS_DROP = 1, CLASS_SPACE = 2, CLASS_PUNCT = 3, CLASS_CJK = 4 };
-enum { KIND_WORD = 0, KIND_PUNCT = 1, KIND_SPACE = 2 };
 
 /* ---- the registry (registry.py HDR_*) --------------------------------------------------------------------------- */
 enum {
@@ -43,8 +29,6 @@ enum {
 #define FULLWIDTH_FIRST 0xFF01u
 #define FULLWIDTH_LAST 0xFF5Eu
 #define FULLWIDTH_DELTA 0xFEE0u
-#define HANGUL_FIRST 0xAC00u
-#define HANGUL_LAST 0xD7A3u
 
 /* symbols */
 #define SYM_BOUNDARY 0xFFFFFFFFu
@@ -75,39 +59,6 @@ typedef struct {
     uint32_t q_flags[3];        /* bit 0: first non-boundary symbol of the character, bit 1: last */
     int trailing;               /* a CJK character's boundary after its outputs is due */
 } cursor_t;
-
-static uint32_t utf8_decode(const uint8_t *s, uint32_t *cp)
-{
-    uint8_t b0 = s[0];
-    uint8_t lo = 0x80u, hi = 0xBFu;
-    uint32_t len, c, i;
-    if (b0 < 0x80u) {
-        *cp = b0;
-        return 1u;
-    } else if (b0 >= 0xC2u && b0 <= 0xDFu) {
-        len = 2u; c = b0 & 0x1Fu;
-    } else if (b0 >= 0xE0u && b0 <= 0xEFu) {
-        len = 3u; c = b0 & 0x0Fu;
-        if (b0 == 0xE0u) { lo = 0xA0u; }
-        if (b0 == 0xEDu) { hi = 0x9Fu; }
-    } else if (b0 >= 0xF0u && b0 <= 0xF4u) {
-        len = 4u; c = b0 & 0x07u;
-        if (b0 == 0xF0u) { lo = 0x90u; }
-        if (b0 == 0xF4u) { hi = 0x8Fu; }
-    } else {
-        return 0u;
-    }
-    for (i = 1u; i < len; i++) { /* stops at the NUL terminator: 0 is never a continuation byte */
-        uint8_t b = s[i];
-        if (b < lo || b > hi) {
-            return 0u;
-        }
-        lo = 0x80u; hi = 0xBFu;
-        c = (c << 6) | (b & 0x3Fu);
-    }
-    *cp = c;
-    return len;
-}
 
 static uint32_t class_of(norm_t *nm, uint32_t cp)
 {
@@ -149,7 +100,7 @@ static uint32_t load_char(cursor_t *c)
         if (c->text[c->pos] == 0u) {
             return 0u;
         }
-        len = utf8_decode(c->text + c->pos, &cp);
+        len = bertl14_utf8_decode(c->text + c->pos, &cp);
         if (len == 0u) {
             return SYM_INVALID;
         }
@@ -171,7 +122,7 @@ static uint32_t load_char(cursor_t *c)
             return 1u;
         }
         lo = 0u; hi = 0u; /* [lo, hi) non-empty after the search: the map entry of cp */
-        if ((nm->flags & V_FLAG_LOWER_CASE) && cp >= 'A' && cp <= 'Z') {
+        if ((nm->flags & FLAG_LOWER_CASE) && cp >= 'A' && cp <= 'Z') {
             /* the vocabulary's map lists only letters it has pieces for ("TV" with a Chinese vocabulary without
                'v'), but names are compiled fully lower-cased: fold ASCII here (what the map gives when it has it) */
             cp += 'a' - 'A';
@@ -194,7 +145,7 @@ static uint32_t load_char(cursor_t *c)
                 c->n_out = 0u; /* corrupt table: no output rather than a read outside it */
             }
             c->outs = nm->map_out + off;
-        } else if ((nm->flags & V_FLAG_STRIP_ACCENTS) && cp >= HANGUL_FIRST && cp <= HANGUL_LAST) {
+        } else if ((nm->flags & FLAG_STRIP_ACCENTS) && cp >= HANGUL_FIRST && cp <= HANGUL_LAST) {
             uint32_t s = cp - HANGUL_FIRST;
             c->local[0] = 0x1100u + s / 588u;
             c->local[1] = 0x1161u + (s % 588u) / 28u;
@@ -343,24 +294,24 @@ static int registry_header_ok(const uint32_t *r)
 
 static int norm_init(norm_t *nm, const uint32_t *section)
 {
-    const uint32_t *h = section + V_INDEX_WORDS;
-    uint32_t total = h[V_TOTAL_WORDS];
-    if (h[V_MAGIC] != V_MAGIC_WORD || h[V_VERSION] != 1u || h[V_N_CLASSES] == 0u) {
+    const uint32_t *h = section + BERTL14_VOCAB_INDEX_WORDS;
+    uint32_t total = h[HDR_TOTAL_WORDS];
+    if (h[HDR_MAGIC] != BERTL14_VOCAB_MAGIC || h[HDR_VERSION] != BERTL14_VOCAB_VERSION || h[HDR_N_CLASSES] == 0u) {
         return 0;
     }
-    if (h[V_CLASSES] > total || h[V_N_CLASSES] > total - h[V_CLASSES] || h[V_MAP_KEYS] > total ||
-        h[V_N_MAP] > total - h[V_MAP_KEYS] || h[V_MAP_OFFSETS] > total || h[V_N_MAP] > total - h[V_MAP_OFFSETS] ||
-        h[V_MAP_OUT] > total || h[V_MAP_OUT_WORDS] > total - h[V_MAP_OUT]) {
+    if (h[HDR_CLASSES] > total || h[HDR_N_CLASSES] > total - h[HDR_CLASSES] || h[HDR_MAP_KEYS] > total ||
+        h[HDR_N_MAP] > total - h[HDR_MAP_KEYS] || h[HDR_MAP_OFFSETS] > total || h[HDR_N_MAP] > total - h[HDR_MAP_OFFSETS] ||
+        h[HDR_MAP_OUT] > total || h[HDR_MAP_OUT_WORDS] > total - h[HDR_MAP_OUT]) {
         return 0;
     }
-    nm->classes = section + h[V_CLASSES];
-    nm->n_classes = h[V_N_CLASSES];
-    nm->map_keys = section + h[V_MAP_KEYS];
-    nm->map_offsets = section + h[V_MAP_OFFSETS];
-    nm->map_out = section + h[V_MAP_OUT];
-    nm->n_map = h[V_N_MAP];
-    nm->map_out_words = h[V_MAP_OUT_WORDS];
-    nm->flags = h[V_FLAGS];
+    nm->classes = section + h[HDR_CLASSES];
+    nm->n_classes = h[HDR_N_CLASSES];
+    nm->map_keys = section + h[HDR_MAP_KEYS];
+    nm->map_offsets = section + h[HDR_MAP_OFFSETS];
+    nm->map_out = section + h[HDR_MAP_OUT];
+    nm->n_map = h[HDR_N_MAP];
+    nm->map_out_words = h[HDR_MAP_OUT_WORDS];
+    nm->flags = h[HDR_FLAGS];
     nm->run_lo = nm->run_hi = nm->run_cls = 0u; /* empty caches */
     nm->gap_lo = nm->gap_hi = 0u;
     return 1;
@@ -405,7 +356,7 @@ bertl14_status_t bertl14_registry_match(const uint32_t *registry, const uint32_t
     }
     out[0] = '\0';
     if (!registry_header_ok(registry) || !norm_init(&nm, vocab_section) ||
-        (nm.flags & V_FLAG_MASK) != registry[R_FLAGS]) {
+        (nm.flags & FLAG_TOKENIZER_OPTIONS) != registry[R_FLAGS]) {
         return BERTL14_ERR_INVALID_CONFIG;
     }
     cursor_init(&c, &nm, t, 0u);

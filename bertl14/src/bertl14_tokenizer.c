@@ -19,29 +19,8 @@
 
 #include <stddef.h>
 
-/* header words, after the 256-word first-byte index (same order as vocab_blob.py's HDR_*) */
-enum {
-    HDR_MAGIC, HDR_VERSION, HDR_WORDS, HDR_TOTAL_WORDS, HDR_VOCAB_SIZE,
-    HDR_PAD_ID, HDR_UNK_ID, HDR_CLS_ID, HDR_SEP_ID, HDR_MASK_ID,
-    HDR_FLAGS, HDR_UNIDATA_VERSION, HDR_HF_TOKENIZERS_VERSION, HDR_MAX_CHARS_PER_WORD,
-    HDR_N_START, HDR_START_ENTRIES, HDR_START_IDS,
-    HDR_N_CONT, HDR_CONT_INDEX, HDR_CONT_ENTRIES, HDR_CONT_IDS,
-    HDR_POOL, HDR_POOL_BYTES,
-    HDR_N_CLASSES, HDR_CLASSES,
-    HDR_N_MAP, HDR_MAP_KEYS, HDR_MAP_OFFSETS, HDR_MAP_OUT, HDR_MAP_OUT_WORDS,
-    HDR_CHECKSUM, HEADER_WORDS
-};
-
-#define FLAG_STRIP_ACCENTS 2u
-#define FLAG_IDS_32 8u
-
-enum { CLASS_WORD = 0, CLASS_DROP = 1, CLASS_SPACE = 2, CLASS_PUNCT = 3, CLASS_CJK = 4 };
-enum { KIND_WORD = 0, KIND_PUNCT = 1, KIND_SPACE = 2 };
 #define OUT_UNKNOWN 0x80000000u /* mapped character not in any piece: its word becomes [UNK] */
 #define NO_ID 0xFFFFFFFFu
-
-#define HANGUL_FIRST 0xAC00u
-#define HANGUL_LAST 0xD7A3u
 
 /* one table of pieces: word-start pieces, or continuation pieces with "##" removed */
 typedef struct {
@@ -135,40 +114,6 @@ static uint32_t piece_id(const piece_table_t *t, uint32_t i, uint32_t flags)
 }
 
 /* ---- UTF-8 ------------------------------------------------------------------------------------------------ */
-
-/* Decode one character of strict UTF-8 at s (NUL-terminated); returns its byte length, 0 if invalid. */
-static uint32_t utf8_decode(const uint8_t *s, uint32_t *cp)
-{
-    uint8_t b0 = s[0];
-    uint8_t lo = 0x80u, hi = 0xBFu; /* allowed range of the second byte */
-    uint32_t len, c, i;
-    if (b0 < 0x80u) {
-        *cp = b0;
-        return 1u;
-    } else if (b0 >= 0xC2u && b0 <= 0xDFu) {
-        len = 2u; c = b0 & 0x1Fu;
-    } else if (b0 >= 0xE0u && b0 <= 0xEFu) {
-        len = 3u; c = b0 & 0x0Fu;
-        if (b0 == 0xE0u) { lo = 0xA0u; }      /* overlong */
-        if (b0 == 0xEDu) { hi = 0x9Fu; }      /* surrogates */
-    } else if (b0 >= 0xF0u && b0 <= 0xF4u) {
-        len = 4u; c = b0 & 0x07u;
-        if (b0 == 0xF0u) { lo = 0x90u; }      /* overlong */
-        if (b0 == 0xF4u) { hi = 0x8Fu; }      /* above U+10FFFF */
-    } else {
-        return 0u;                            /* continuation byte, C0/C1 overlong, F5..FF */
-    }
-    for (i = 1u; i < len; i++) {              /* stops at the NUL terminator: 0 is never a continuation */
-        uint8_t b = s[i];
-        if (b < lo || b > hi) {
-            return 0u;
-        }
-        lo = 0x80u; hi = 0xBFu;
-        c = (c << 6) | (b & 0x3Fu);
-    }
-    *cp = c;
-    return len;
-}
 
 static uint32_t utf8_encode(uint32_t cp, uint8_t *out)
 {
@@ -413,7 +358,7 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
         uint32_t cp = 0u, len, cls;
         if (t.n > t.limit && t.word_chars == 0u) {
             /* truncated for certain (finished words never shrink): the rest only has to be valid UTF-8 */
-            while (*p != 0u && (len = utf8_decode(p, &cp)) != 0u) {
+            while (*p != 0u && (len = bertl14_utf8_decode(p, &cp)) != 0u) {
                 p += len;
             }
             if (*p != 0u) {
@@ -431,7 +376,7 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
                 continue;
             }
         }
-        len = utf8_decode(p, &cp);
+        len = bertl14_utf8_decode(p, &cp);
         if (len == 0u) {
             status = BERTL14_ERR_INVALID_UTF8;
             break;

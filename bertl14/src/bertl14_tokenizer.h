@@ -12,14 +12,12 @@
 #include <stdint.h>
 
 #include "bertl14.h"
+#include "bertl14_vocab_section.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define BERTL14_VOCAB_MAGIC 0x4B4F5442u /**< header word 0: bytes "BTOK" */
-#define BERTL14_VOCAB_VERSION 1u
-#define BERTL14_VOCAB_INDEX_WORDS 256u  /**< the seed's first-byte index comes first */
 #define BERTL14_TOKENIZER_MAX_WORD_CHARS 100u /**< HF's max_input_chars_per_word: longer words are [UNK] */
 
 /** Which special token bertl14_tokenizer_special_id() returns. */

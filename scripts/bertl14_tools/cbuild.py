@@ -95,14 +95,19 @@ def build_library(kernels: str = "portable", sanitize: tuple[str, ...] | list[st
                   extra_sources: tuple[Path, ...] | list[Path] = ()) -> Path:
     """Build (or reuse from the cache) libbertl14 for the host; returns the .so path."""
     srcs = library_sources() + [Path(p) for p in extra_sources]
-    flags = compile_flags(kernels, sanitize)
-    out_dir = cache_dir() / f"lib-{kernels}-{_key(srcs + _headers(), flags)}"
-    lib = out_dir / "libbertl14.so"
+    return _shared_library(f"lib-{kernels}", "libbertl14.so", srcs, compile_flags(kernels, sanitize), ["-lm"])
+
+
+def _shared_library(prefix: str, name: str, srcs: list[Path], flags: list[str], libs: list[str] = ()) -> Path:
+    """Compile srcs into the shared library `name`, cached under a key of the sources, the library's headers
+    and the flags; built under a temporary name and renamed, so concurrent builds never see half a file."""
+    out_dir = cache_dir() / f"{prefix}-{_key(srcs + _headers(), flags)}"
+    lib = out_dir / name
     if lib.exists():
         return lib
     out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / f"libbertl14.so.tmp{os.getpid()}"
-    _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs] + ["-lm"])
+    tmp = out_dir / f"{name}.tmp{os.getpid()}"
+    _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs] + list(libs))
     os.replace(tmp, lib)
     return lib
 
@@ -115,19 +120,11 @@ def registry_sources() -> list[Path]:
     return srcs
 
 
-def build_registry_library(sanitize: tuple[str, ...] | list[str] = ()) -> Path:
+def build_registry_library(sanitize: tuple[str, ...] | list[str] = (),
+                           extra_flags: tuple[str, ...] | list[str] = ()) -> Path:
     """Build (or reuse) the registry matcher `bertl14_registry_*` as a host shared library of its own."""
-    srcs = registry_sources()
-    flags = compile_flags("portable", sanitize)
-    out_dir = cache_dir() / f"registry-{_key(srcs + _headers(), flags)}"
-    lib = out_dir / "libbertl14_registry.so"
-    if lib.exists():
-        return lib
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / f"libbertl14_registry.so.tmp{os.getpid()}"
-    _run([compiler()] + flags + ["-shared", "-o", str(tmp)] + [str(s) for s in srcs])
-    os.replace(tmp, lib)
-    return lib
+    return _shared_library("registry", "libbertl14_registry.so", registry_sources(),
+                           compile_flags("portable", sanitize, extra_flags))
 
 
 def build_executable(main_sources: list[Path], name: str, kernels: str = "portable",

@@ -28,7 +28,7 @@ from . import tokenizer as T
 from . import vocab_blob as V
 from .errors import UserError
 
-# ---- format constants (mirrored in bertl14/src/bertl14_registry.c) --------------------------------------------
+# ---- format constants (mirrored in bertl14/registry/bertl14_registry.c) --------------------------------------------
 MAGIC = 0x47455242  # bytes "BREG" in little-endian memory
 VERSION = 1
 (HDR_MAGIC, HDR_VERSION, HDR_WORDS, HDR_TOTAL_WORDS, HDR_FLAGS,
@@ -349,7 +349,7 @@ def flash_bytes(words: list[int]) -> int:
     return 4 * len(words)
 
 
-# ---- the matcher (Python reference of bertl14/src/bertl14_registry.c) ------------------------------------------------
+# ---- the matcher (Python reference of bertl14/registry/bertl14_registry.c) ------------------------------------------------
 BOUNDARY, END, INVALID = -1, -2, -3
 
 

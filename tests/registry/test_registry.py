@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import random
 import re
@@ -17,7 +16,6 @@ from bertl14_tools.tokenizer import SPECIAL_TOKENS
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "bertl14" / "registry" / "bertl14_registry.c"
-HEADERS = [REPO / "bertl14" / "include" / "bertl14_registry.h", REPO / "bertl14" / "include" / "bertl14.h"]
 DATA = Path(os.environ.get("BERTL14_TEST_DATA") or REPO.parent / "shared" / "data" / "ha-intents-tests")
 
 EXAMPLE = """\
@@ -45,17 +43,8 @@ WORDS = ["turn", "on", "off", "the", "in", "please", "kitchen", "light", "lights
 
 
 def build_lib() -> Path:
-    flags = cbuild.compile_flags("portable", (), ["-Werror", "-Wshadow", "-Wconversion"])
-    h = hashlib.sha256(" ".join([cbuild.compiler(), *flags]).encode())
-    for f in [SRC, *HEADERS]:
-        h.update(f.read_bytes())
-    out = cbuild.cache_dir() / f"registry-{h.hexdigest()[:16]}" / "libbertl14_registry.so"
-    if not out.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-        subprocess.run([cbuild.compiler(), *flags, "-shared", "-o", str(tmp), str(SRC)], check=True)
-        os.replace(tmp, out)
-    return out
+    """The matcher as the tools build it, with stricter warnings as errors."""
+    return cbuild.build_registry_library(extra_flags=["-Werror", "-Wshadow", "-Wconversion"])
 
 
 class Slot(ctypes.Structure):
@@ -209,12 +198,17 @@ def test_example_file_loads():
 
 
 def test_c_reads_the_vocabulary_header_where_vocab_blob_writes_it():
-    src = SRC.read_text()
-    for name in ("MAGIC", "VERSION", "TOTAL_WORDS", "FLAGS", "N_CLASSES", "CLASSES", "N_MAP", "MAP_KEYS",
-                 "MAP_OFFSETS", "MAP_OUT", "MAP_OUT_WORDS"):
-        assert int(re.search(rf"\bV_{name} = (\d+)", src).group(1)) == getattr(V, "HDR_" + name), name
-    for name in ("TOTAL_WORDS", "TRIE", "CHECKSUM", "HEADER_WORDS"):
-        assert name in src
+    """The section layout the tokenizer and the matcher share (src/bertl14_vocab_section.h) is vocab_blob's."""
+    header = (REPO / "bertl14" / "src" / "bertl14_vocab_section.h").read_text()
+    enum = re.search(r"enum \{\s*(HDR_MAGIC.*?HEADER_WORDS)\s*\}", header, re.S).group(1)
+    names = [n.strip() for n in enum.split(",")]
+    assert names[-1] == "HEADER_WORDS" and len(names) == V.HEADER_WORDS + 1
+    for i, name in enumerate(names):
+        assert getattr(V, name) == i, name
+    for flag in ("FLAG_LOWER_CASE", "FLAG_STRIP_ACCENTS", "FLAG_CHINESE_CHARS", "FLAG_IDS_32"):
+        assert int(re.search(rf"#define {flag} (\d+)u", header).group(1)) == getattr(V, flag), flag
+    assert '#include "bertl14_vocab_section.h"' in SRC.read_text()
+    assert int(re.search(r"#define BERTL14_VOCAB_MAGIC (0x[0-9A-F]+)u", header).group(1), 16) == V.MAGIC
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
