@@ -122,7 +122,67 @@ def load_slot_values(lang: str) -> dict:
     values["floors"] = [str(v) for v in values["floors"]]
     values["names"] = {d: [str(v) for v in names] for d, names in values["names"].items()}
     values["wildcards"] = {k: [str(v) for v in phrases] for k, phrases in values["wildcards"].items()}
+    values["compose"] = {k: [str(v) for v in vs] for k, vs in (values.get("compose") or {}).items()}
     return values
+
+
+def load_name_words(lang: str) -> list[str]:
+    """General words for composed names (`data/name-words-<lang>.txt`; none for a language without the file)."""
+    path = DATA_DIR / f"name-words-{check_lang(lang)}.txt"
+    if not path.exists():
+        return []
+    return [w for w in (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+            if w and not w.startswith("#")]
+
+
+class NameComposer:
+    """Names and areas as users make them up (`--compose-names`): "corner lamp", "emma's fan", "sunroom fan",
+    "falcon lamp", "lamp 2", "rosie", "upstairs bathroom". The device words of a domain are the last words of
+    its listed names, so the composed names stay in the domain a template is scoped to."""
+
+    FORMS = ("modifier", "owner", "area", "word", "number", "nickname", "modified")
+
+    def __init__(self, values: dict, words: list[str], rng: random.Random):
+        c = values.get("compose") or {}
+        self.rng, self.values, self.words = rng, values, words
+        self.modifiers, self.owners = c.get("modifiers", []), c.get("owners", [])
+        self.area_modifiers = c.get("area_modifiers", [])
+        self.heads = {d: sorted({n.split()[-1] for n in names}) for d, names in values["names"].items()}
+        if not (self.modifiers and self.owners and self.words):
+            raise UserError("--compose-names needs a compose: section (modifiers, owners, area_modifiers) in "
+                            f"{DATA_DIR}/slots-<lang>.yaml and a name-words-<lang>.txt word list")
+
+    def _owner(self) -> str:
+        o = self.rng.choice(self.owners)
+        return o if o in ("my", "our", "her", "his", "their") else (o + "'" if o.endswith("s") else o + "'s")
+
+    def name(self, domain: str) -> str:
+        r, heads = self.rng, self.heads.get(domain) or ["device"]
+        form = r.choice(self.FORMS) if domain != "person" else "nickname"
+        head = r.choice(heads)
+        if form == "modifier":
+            return f"{r.choice(self.modifiers)} {head}"
+        if form == "owner":
+            return f"{self._owner()} {head}"
+        if form == "area":
+            return f"{r.choice(self.values['areas'])} {head}"
+        if form == "word":
+            return f"{r.choice(self.words)} {head}"
+        if form == "number":
+            n = r.randrange(1, 10)
+            return f"{head} {n if r.random() < 0.5 else NUMBER_WORDS[n]}"
+        if form == "modified":
+            return f"{r.choice(self.modifiers)} {r.choice(self.values['names'][domain])}"
+        return " ".join(r.choice(self.words) for _ in range(1 if r.random() < 0.7 else 2))
+
+    def area(self) -> str:
+        r = self.rng
+        if r.random() < 0.25:
+            return r.choice(self.words)
+        return f"{r.choice(self.area_modifiers)} {r.choice(self.values['areas'])}"
+
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
 def load_ood(lang: str) -> list[str]:
@@ -175,23 +235,28 @@ class Sample:
 class Expander:
     """Seeded random walk through hassil templates; slot values from our lists."""
 
-    def __init__(self, intents, lang: str, slot_values: dict, rng: random.Random):
+    def __init__(self, intents, lang: str, slot_values: dict, rng: random.Random, compose_names: float = 0.0):
         self.intents = intents
         self.lang = lang
         self.values = slot_values
         self.rng = rng
         self._numbers = None
+        self.compose_names = compose_names
+        self.composer = NameComposer(slot_values, load_name_words(lang), rng) if compose_names > 0 else None
 
     # -- slot values -------------------------------------------------------------
     def entity_value(self, list_name: str, domains: list[str]) -> str:
         """A name, area or floor surface text (the hook name masking replaces)."""
+        # no extra draw without --compose-names: older data commands keep their exact output
+        compose = self.composer is not None and self.rng.random() < self.compose_names
         if list_name == "area":
-            return self.rng.choice(self.values["areas"])
+            return self.composer.area() if compose else self.rng.choice(self.values["areas"])
         if list_name == "floor":
             return self.rng.choice(self.values["floors"])
         names = self.values["names"]
         usable = [d for d in domains if names.get(d)] or sorted(names)
-        return self.rng.choice(names[self.rng.choice(usable)])
+        domain = self.rng.choice(usable)
+        return self.composer.name(domain) if compose else self.rng.choice(names[domain])
 
     def number_text(self, number) -> str:
         if self.rng.random() < 0.5 or (not float(number).is_integer() and self.lang != "en"):
@@ -311,7 +376,8 @@ class Dataset:
 
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
-                  only_intents: list[str] | None = None, mask_names: float = 0.0) -> Dataset:
+                  only_intents: list[str] | None = None, mask_names: float = 0.0,
+                  compose_names: float = 0.0) -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
@@ -319,6 +385,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     check_lang(lang)
     if not 0 <= mask_names <= 1:
         raise UserError("--mask-names must be a fraction in [0, 1] (e.g. 0.5: half the name-bearing sentences masked)")
+    if not 0 <= compose_names <= 1:
+        raise UserError("--compose-names must be a fraction in [0, 1] (e.g. 0.5: half the names made up)")
     if per_intent < 1:
         raise UserError("--per-intent must be at least 1")
     if not 0 <= val_fraction < 1:
@@ -330,7 +398,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         names = [n for n in names if n in set(only_intents)]
     if not names:
         raise UserError("no intents to expand: check --intents files")
-    expander = Expander(intents, lang, load_slot_values(lang), rng)
+    expander = Expander(intents, lang, load_slot_values(lang), rng, compose_names)
 
     # 1. up to per_intent distinct sentences an intent, templates drawn uniformly
     by_intent: dict[str, dict[str, Sample]] = {}
@@ -414,6 +482,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     }
     if mask_names > 0:
         stats["mask_names"] = mask_names
+    if compose_names > 0:
+        stats["compose_names"] = compose_names
         stats["masked"] = {"train": sum(bool(r.get("masked")) for r in train),
                            "validation": sum(bool(r.get("masked")) for r in validation),
                            "validation_other_forms_added": added_forms}
@@ -492,7 +562,7 @@ def write_dataset(ds: Dataset, out: Path) -> None:
 def run(args) -> int:
     ds = build_dataset(args.lang, per_intent=args.per_intent, seed=args.seed, intent_files=args.intents,
                        builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
-                       mask_names=args.mask_names)
+                       mask_names=args.mask_names, compose_names=args.compose_names)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
@@ -522,4 +592,8 @@ def register(subparsers) -> None:
                    help="write [NAME]/[AREA]/[FLOOR] (what the device's registry matcher writes) in place of the "
                         "names in this fraction of the sentences that have one, chosen by a hash of seed and "
                         "sentence (alone: 1 = all; default 0 = none); validation then holds both forms")
+    p.add_argument("--compose-names", type=float, default=0.0, metavar="FRACTION",
+                   help="make up this fraction of the device names and areas (\"corner lamp\", \"emma's fan\", "
+                        "\"falcon lamp\", \"rosie\") from the compose: lists of slots-<lang>.yaml and "
+                        "name-words-<lang>.txt instead of drawing them from the name lists (default 0)")
     p.set_defaults(func=run)

@@ -262,6 +262,9 @@ def run(args) -> int:
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
     temp, alpha = 2.0, 0.5
+    if not 0 <= args.word_dropout < 1:
+        raise UserError("--word-dropout must be a fraction in [0, 1) (e.g. 0.1)")
+    dropout_rng = torch.Generator().manual_seed(args.seed)
     step = 0
     history = []
     with tqdm(total=total_steps, desc=f"train {out.name}", unit="step", disable=args.quiet) as bar:
@@ -273,6 +276,11 @@ def run(args) -> int:
                     break
                 idx = order[b:b + args.batch]
                 enc = encode(tokenizer, [texts[i] for i in idx])
+                if args.word_dropout > 0:   # words read as unknown: no single word may decide an intent
+                    ids = enc["input_ids"]
+                    drop = (torch.rand(ids.shape, generator=dropout_rng) < args.word_dropout) \
+                        & (enc["attention_mask"] == 1) & (ids != tokenizer.cls_token_id) & (ids != tokenizer.sep_token_id)
+                    enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
                 logits = model(**enc).logits
                 loss = torch.nn.functional.cross_entropy(logits, y[idx])
                 if teacher_logits is not None:
@@ -306,7 +314,7 @@ def run(args) -> int:
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
     training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,
-                "none_weight": args.none_weight,
+                "none_weight": args.none_weight, "word_dropout": args.word_dropout,
                 "train_seconds": round(train_seconds), "history": history, "command": command_line(args),
                 "train_sentences": len(train_rows), "dataset": stats, "data": args.data}
     (out / "training.json").write_text(json.dumps({"training": training}, ensure_ascii=False, indent=1) + "\n",
@@ -515,7 +523,8 @@ def write_model_card(out: Path, s: dict) -> None:
     ds = t.get("dataset", {})
     data_cmd = (f"bertl14 dataset --lang {ds.get('lang', '?')} --out {t.get('data', 'DATA')} --per-intent {ds.get('per_intent', '?')} "
                 f"--seed {ds.get('seed', '?')} --val-fraction {ds.get('val_fraction', '?')}"
-                + (f" --mask-names {ds['mask_names']}" if ds.get("mask_names") else ""))
+                + (f" --mask-names {ds['mask_names']}" if ds.get("mask_names") else "")
+                + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else ""))
     lines = [f"# {out.name}", "",
              "Intent classifier for bertl14 (BERT encoder + classifier), trained by `bertl14 train`.", "",
              "## Data", "",
@@ -557,7 +566,7 @@ def write_model_card(out: Path, s: dict) -> None:
                   f"without threshold {sel['at_zero']['in_domain_accuracy']} and {sel['at_zero']['ood_false_accept']})"
                   + ("." if sel.get("meets_rule") else "; no threshold meets the 8 % bound, this one has the "
                      "fewest false accepts."),
-                  *([f"In-domain accuracy at min_score by part (the rule's mean): "
+                  *(["In-domain accuracy at min_score by part (the rule's mean): "
                      + ", ".join(f"{k} {v}" for k, v in sel["parts"].items()) + "."] if sel.get("parts") else []),
                   "Shipped as `min_score` in `training.json`.", "",
                   "Measured only, never used to choose (float):", ""]
@@ -578,7 +587,8 @@ def write_model_card(out: Path, s: dict) -> None:
     if extra:
         lines += ["", "## History and notes", ""] + extra
     lines += ["", f"Training: {t.get('epochs')} epochs, seed {t.get('seed')}, `none` weight {t.get('none_weight', 1.0)}, "
-              f"{t.get('train_seconds')} s on a shared 2-core CPU" + (f", distilled from `{t['teacher']}`" if t.get("teacher") else "") + ".", "",
+              + (f"word dropout {t['word_dropout']}, " if t.get("word_dropout") else "")
+              + f"{t.get('train_seconds')} s on a shared 2-core CPU" + (f", distilled from `{t['teacher']}`" if t.get("teacher") else "") + ".", "",
               "## Commands", "", "```", data_cmd, t.get("command", ""), "```", ""]
     (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
 
@@ -598,6 +608,8 @@ def register(subparsers) -> None:
     p.add_argument("--threads", type=int, default=2, help="torch threads (at most 2)")
     p.add_argument("--none-weight", type=float, default=1.0,
                    help="weight of the out-of-domain `none` class in the epoch's example order (default 1)")
+    p.add_argument("--word-dropout", type=float, default=0.0, metavar="P",
+                   help="replace each word piece of a training sentence by [UNK] with probability P (default 0)")
     p.add_argument("--calibration", type=int, default=300, help="calibration sentences to ship (default 300)")
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
     p.add_argument("--quiet", action="store_true")
@@ -615,6 +627,7 @@ def command_line(args) -> str:
     if args.threads != 2:
         parts += ["--threads", str(args.threads)]
     for flag, value, default in (("--batch", args.batch, 64), ("--lr", args.lr, None), ("--none-weight", args.none_weight, 1.0),
+                                 ("--word-dropout", args.word_dropout, 0.0),
                                  ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300)):
         if value != default:
             parts += [flag, str(value)]

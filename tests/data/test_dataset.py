@@ -105,6 +105,38 @@ intents:
             assert r["slots"]["name"] in values["names"]["light"], r
 
 
+def test_composed_names_stay_in_the_domain_and_are_reproducible(tmp_path):
+    """--compose-names: made-up names ("corner lamp", "emma's lamp", "rosie") in place of listed ones, with a device
+    word of the template's domain when they have one; same seed, same sentences; 0 draws nothing extra."""
+    values = data.load_slot_values("en")
+    path = write_yaml(tmp_path, """
+language: en
+intents:
+  DimIt:
+    data:
+      - sentences: ["dim [the] {name} [in the {area}]"]
+        slots: {domain: light}
+""")
+    def build(fraction):
+        return data.build_dataset("en", per_intent=300, seed=1, intent_files=[path], builtin=False, ood=False,
+                                  val_fraction=0, compose_names=fraction)
+    ds = build(1.0)
+    light_words = {n.split()[-1] for n in values["names"]["light"]}
+    words = set(data.load_name_words("en"))
+    names = [r["slots"]["name"] for r in ds.train]
+    assert sum(n not in values["names"]["light"] for n in names) > 0.8 * len(names)
+    for n in names:   # a light word last, or a nickname made of general words, or "<light word> <number>"
+        parts = n.split()
+        assert parts[-1] in light_words or set(parts) <= words or parts[-2] in light_words, n
+    assert ds.stats["compose_names"] == 1.0
+    assert [r["text"] for r in build(1.0).train] == [r["text"] for r in ds.train]
+    plain = build(0.0)
+    assert all(r["slots"]["name"] in values["names"]["light"] for r in plain.train)
+    assert "compose_names" not in plain.stats
+    with pytest.raises(UserError, match="compose-names"):
+        build(1.5)
+
+
 def test_numbers_as_digits_and_words():
     ds = data.build_dataset("en", per_intent=300, seed=5, ood=False, only_intents=["HassLightSet"])
     with_numbers = [r for r in ds.train if "brightness" in r["slots"]]
@@ -167,7 +199,8 @@ def test_no_test_sentence_in_our_lists(lang):
     ours = set(values["areas"]) | set(values["floors"])
     ours |= {v for names in values["names"].values() for v in names}
     ours |= {v for phrases in values["wildcards"].values() for v in phrases}
-    ours |= set(data.load_ood(lang))
+    ours |= set(data.load_ood(lang)) | set(data.load_name_words(lang))
+    ours |= {v for vs in values["compose"].values() for v in vs}
     assert not {data.normalize(v) for v in ours} & test
 
 
