@@ -209,6 +209,30 @@ def name_key(text: str, lower: bool = True, strip: bool = True, chinese: bool = 
     return " ".join(normalize_words(text, lower, strip, chinese))
 
 
+# A Chinese floor named by numerals alone ("一", "二十") is said "一楼" / "一层" (Home Assistant's Chinese templates
+# write "{floor}楼"); the bare numeral is an everyday word ("等一下", "一个") and is never matched as a floor.
+CJK_NUMERALS = frozenset("零〇一二三四五六七八九十百千两")
+FLOOR_SUFFIXES = ("楼", "层")
+
+
+def implied_forms(kind: int, text: str) -> list[str] | None:
+    """The forms a floor name or alias made of CJK numerals alone is matched by (None: matched as written)."""
+    bare = text.strip()
+    if kind == KIND_FLOOR and bare and all(ch in CJK_NUMERALS for ch in bare):
+        return [bare + s for s in FLOOR_SUFFIXES]
+    return None
+
+
+def match_texts(kind: int, it: Item) -> tuple[list[str], list[str]]:
+    """(texts matched as written, implied texts) of an object: its name and aliases, a numeral floor's suffixed forms.
+    Implied texts yield to any written name of another object."""
+    written, implied = [], []
+    for text in [it.name] + list(it.aliases):
+        forms = implied_forms(kind, text)
+        (implied.extend(forms) if forms else written.append(text))
+    return written, implied
+
+
 # ---- validation ----------------------------------------------------------------------------------------------------
 def validate(reg: Registry, lower: bool = True, strip: bool = True, chinese: bool = True) -> None:
     """Empty names, unknown parent ids, duplicates: one UserError listing every problem with file:line."""
@@ -264,7 +288,7 @@ def compile_registry(reg: Registry, lower: bool = True, strip: bool = True, chin
         + [(KIND_FLOOR, it) for it in reg.floors]
     keys: dict[str, int] = {}
     for g, (kind, it) in enumerate(objects):
-        for text in [it.name] + it.aliases:
+        for text in match_texts(kind, it)[0]:
             key = name_key(text, lower, strip, chinese)
             if not key:
                 continue
@@ -274,6 +298,9 @@ def compile_registry(reg: Registry, lower: bool = True, strip: bool = True, chin
                               stacklevel=2)
                 continue
             keys[key] = g
+    for g, (kind, it) in enumerate(objects):   # "一楼" of floor "一" unless another object is named "一楼"
+        for text in match_texts(kind, it)[1]:
+            keys.setdefault(name_key(text, lower, strip, chinese), g)
     pool = bytearray()
     obj_words = []
     for kind, it in objects:

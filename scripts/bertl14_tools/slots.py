@@ -50,8 +50,10 @@ class _Index:
         self.by_kind: dict[str, dict[str, set[int]]] = {}
         for key in KINDS:
             table: dict[str, set[int]] = {}
-            for i, it in enumerate(reg.items(_KIND_OF_KEY[key])):
-                for text in [it.name] + list(it.aliases):
+            kind = _KIND_OF_KEY[key]
+            for i, it in enumerate(reg.items(kind)):
+                written, implied = R.match_texts(kind, it)
+                for text in [it.name] + list(it.aliases) + implied:
                     k = R.name_key(text, *self.opts)
                     if k:
                         table.setdefault(k, set()).add(i)

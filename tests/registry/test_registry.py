@@ -136,6 +136,26 @@ def test_mixed_chinese_and_latin(engines):
     assert both(engines, "二楼的灯")[1] == "[FLOOR]的灯".encode()
 
 
+def test_numeral_floors_need_their_suffix(section, tmp_path):
+    """A floor named "一" is said "一楼"/"一层" and never matched in "等一下"; a floor written "一楼" keeps its name."""
+    reg_file = tmp_path / "floors.yaml"
+    reg_file.write_text("floors:\n  - {name: 二}\n  - {name: 一}\n  - {name: 一楼}\n", encoding="utf-8")
+    reg = R.load(reg_file)
+    words = R.compile_registry(reg)
+    eng = (R.Matcher(words, section), CMatcher(words, section), words)
+    assert both(eng, "打开二楼的灯") == (0, "打开[FLOOR]的灯".encode(), [(3, 0, 6, 12)])
+    assert both(eng, "二层")[2] == [(3, 0, 0, 6)]
+    assert both(eng, "等一下")[1] == "等一下".encode()        # the bare numeral is a word, not a floor
+    assert both(eng, "二")[2] == []
+    assert both(eng, "一楼")[2] == [(3, 2, 0, 6)]              # the floor written "一楼" wins over 一's implied form
+    assert both(eng, "一层")[2] == [(3, 1, 0, 6)]
+    from bertl14_tools.slots import SlotScore
+    score = SlotScore()   # "一楼" names floor 一楼 and (implied) floor 一: either expectation agrees
+    assert score.add({"floor": "一"}, {"floor": "一楼"}, reg) is True
+    assert score.add({"floor": "一楼"}, {"floor": "一楼"}, reg) is True
+    assert score.add({"floor": "二"}, {"floor": "一楼"}, reg) is False
+
+
 def test_empty_registry(section):
     words = R.compile_registry(R.Registry())
     c = CMatcher(words, section)
