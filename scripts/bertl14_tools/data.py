@@ -482,11 +482,11 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     }
     if mask_names > 0:
         stats["mask_names"] = mask_names
-    if compose_names > 0:
-        stats["compose_names"] = compose_names
         stats["masked"] = {"train": sum(bool(r.get("masked")) for r in train),
                            "validation": sum(bool(r.get("masked")) for r in validation),
                            "validation_other_forms_added": added_forms}
+    if compose_names > 0:
+        stats["compose_names"] = compose_names
     return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [])
 
 
