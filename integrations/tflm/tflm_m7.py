@@ -20,13 +20,15 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 import make_model
 import tflm_host
 from tflm_host import HERE, REPO, cache_dir, compile_objects, find_tflm
 
-BOARD = REPO / "boards" / "arm" / "mps2_an500"
+sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+from bertl14_west.boards import find_board, linker_memory_script  # noqa: E402
+from bertl14_west.qemu import board_machine, machine_argv, qemu_stdio_serial, start, stop  # noqa: E402
+
+BOARD_NAME = "mps2_an500"
 PLATFORM = REPO / "app" / "src" / "platform" / "mps2"
 CPU = ["-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
 COMMON = CPU + ["-O2", "-ffunction-sections", "-fdata-sections", "-DTF_LITE_STATIC_MEMORY=1",
@@ -57,14 +59,8 @@ CPU_HZ = 480e6
 
 def memory_regions(out: Path) -> Path:
     """MEMORY block from board.yml (what `west build` generates for the board)."""
-    board = yaml.safe_load((BOARD / "board.yml").read_text())["board"]
-    lines = ["MEMORY", "{"]
-    for m in board["memory"]:
-        attr = "rx" if m["kind"] == "flash" else "rwx"
-        lines.append(f"  {m['name']} ({attr}) : ORIGIN = {m['origin']:#010x}, LENGTH = {m['size']:#010x}")
-    lines += ["}", 'REGION_ALIAS("DTCM", RAM);', ""]
     out.mkdir(parents=True, exist_ok=True)
-    (out / "memory_regions.ld").write_text("\n".join(lines))
+    (out / "memory_regions.ld").write_text(linker_memory_script(find_board(BOARD_NAME)))
     return out
 
 
@@ -114,9 +110,8 @@ def size(elf: Path) -> dict[str, int]:
 
 
 def run_qemu(elf: Path, timeout: float = 120.0) -> dict[str, dict]:
-    cmd = ["qemu-system-arm", "-M", "mps2-an500", "-nographic", "-monitor", "none", "-serial", "stdio",
-           "-icount", "shift=0", "-kernel", str(elf)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cmd = machine_argv(board_machine(BOARD_NAME), elf, qemu_stdio_serial(), ["-icount", "shift=0"], env_flags=False)
+    proc = start(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines, deadline = [], time.time() + timeout
     try:
         for line in proc.stdout:
@@ -124,8 +119,7 @@ def run_qemu(elf: Path, timeout: float = 120.0) -> dict[str, dict]:
             if line.startswith("END") or time.time() > deadline:
                 break
     finally:
-        proc.kill()
-        proc.wait()
+        stop(proc)
     res = {}
     for line in lines:
         m = re.match(r"(\w+) status=(\d+) ticks=(\d+) n=(\d+) sum=(-?\d+)", line)

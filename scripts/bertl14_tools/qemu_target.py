@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -34,13 +33,36 @@ from .errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 IMAGE_SRC = REPO / "tests" / "target"
-BOARDS = ("mps2_an500", "mps2_an386")
-QEMU_MACHINE = {"mps2_an500": "mps2-an500", "mps2_an386": "mps2-an386"}
 TIMER_HZ = 25_000_000
 STAGES = ("other", "tokenize", "embed", "quant", "qkv", "scores", "softmax", "context", "attn_out",
           "ffn_up", "gelu", "ffn_down", "layernorm", "classifier")   # bertl14_profile.h order
 MARK_REPS = 4096
 DEFAULT_ICOUNT_SHIFT = 7
+
+
+def _import_west_qemu():
+    """bertl14_west.qemu (scripts/west_commands): the one QEMU command line and process handling, shared with
+    the west commands (which cannot rely on this package being installed, so it lives there)."""
+    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    try:
+        from bertl14_west import BuildError, qemu
+    finally:
+        sys.path.pop(0)
+    return qemu, BuildError
+
+
+westqemu, _BoardError = _import_west_qemu()
+
+
+def qemu_machine(board: str) -> str:
+    """The QEMU machine of a board that runs the test image (from its board.yml)."""
+    try:
+        machine = westqemu.board_machine(board)
+    except _BoardError:   # not a board of boards/
+        machine = None
+    if machine is None:
+        raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(westqemu.qemu_boards())}")
+    return machine
 
 
 def missing_tools() -> list[str]:
@@ -65,8 +87,7 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
                 profile: bool = True, quiet: bool = True) -> Path:
     """Build (incrementally) the test image for `model_dir` (a converted folder); returns firmware.elf."""
     require_tools()
-    if board not in BOARDS:
-        raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(BOARDS)}")
+    qemu_machine(board)
     if kernels not in ("portable", "dsp"):
         raise UserError(f"unknown kernel set {kernels!r}: use portable or dsp")
     model_dir = Path(model_dir).resolve()
@@ -106,12 +127,6 @@ class TargetResult:
     status: int = 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class QemuTarget:
     """A running test image. Use as a context manager: QEMU is killed on exit."""
 
@@ -119,7 +134,8 @@ class QemuTarget:
                  timeout: float = 60.0):
         require_tools()
         self.elf, self.board, self.shift, self.timeout = Path(elf), board, icount_shift, timeout
-        self.proc = None
+        self.machine = qemu_machine(board)
+        self.link = None                       # westqemu.QemuSerial
         self.ser = None
         self.banner: dict[str, str] = {}
 
@@ -148,26 +164,15 @@ class QemuTarget:
 
     def _launch(self) -> str | None:
         """Start QEMU and read the image's first line; None when QEMU died before answering."""
-        import serial
-        port = _free_port()
-        argv = ["qemu-system-arm", "-M", QEMU_MACHINE[self.board], "-display", "none", "-monitor", "none",
-                "-serial", f"tcp:127.0.0.1:{port},server=on,wait=on",
-                "-icount", f"shift={self.shift}", "-kernel", str(self.elf)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        time.sleep(0.2)                        # let QEMU bind (or fail to) before we connect
-        deadline = time.monotonic() + 20
-        while self.ser is None:
-            if self.proc.poll() is not None:
-                self.close()
+        self.link = westqemu.QemuSerial(self.machine, self.elf, ["-icount", f"shift={self.shift}"], timeout=1.0,
+                                        start_within=20, env_flags=False)
+        try:
+            self.ser = self.link.start(settle=0.2).ser   # settle: let QEMU bind (or fail to) before we connect
+        except westqemu.QemuError as exc:
+            self.close()
+            if exc.exited:
                 return None
-            try:
-                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{port}", timeout=1.0)
-            except Exception:
-                if time.monotonic() > deadline:
-                    self.close()
-                    raise UserError("QEMU did not open its serial port within 20 s")
-                time.sleep(0.1)
+            raise UserError(str(exc)) from None
         deadline = time.monotonic() + self.timeout
         raw = b""
         while True:                            # the first line, watching that our QEMU is still alive
@@ -175,7 +180,7 @@ class QemuTarget:
             if raw.endswith(b"\n"):
                 self.ser.timeout = self.timeout
                 return raw.decode("ascii", errors="replace").rstrip("\r\n")
-            if self.proc.poll() is not None:
+            if not self.link.alive():
                 self.close()
                 return None
             if time.monotonic() > deadline:
@@ -186,16 +191,9 @@ class QemuTarget:
         self.close()
 
     def close(self) -> None:
-        if self.ser is not None:
-            try:
-                self.ser.close()
-            except Exception:
-                pass
-            self.ser = None
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.proc = None
+        if self.link is not None:
+            self.link.close()
+        self.link = self.ser = None
 
     # ---- protocol ------------------------------------------------------------------------------
     def _send(self, text: str) -> None:

@@ -18,8 +18,6 @@ accuracy. It exits 1 on any mismatch or protocol error.
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -33,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 BANNER_PREFIX = "bertl14 ready "
 ANSWER_PREFIXES = ("intent=", "error=", "ok ")
 DEFAULT_TIMEOUT = 20.0
+DEFAULT_QEMU_BOARD = "mps2_an500"   # --qemu ELF without its build's bertl14_build.json
 SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bedroom",
                 "set a timer for five minutes", "tell me a joke"]
 
@@ -66,24 +65,12 @@ def parse_fields(line: str) -> dict[str, str]:
 # the link: a serial port, or QEMU with its UART on a loopback TCP port
 # ------------------------------------------------------------------------------------------------------
 
-def _qemu_argv(elf: Path, port: int, extra: list[str]) -> list[str]:
-    """The workspace's QEMU command line (scripts/west_commands/bertl14_west/qemu.py) for this ELF."""
+def _qemu_machine(elf: Path) -> str:
+    """The QEMU machine the ELF was built for (its build's bertl14_build.json), else the default board's."""
+    from .qemu_target import westqemu
     info_file = elf.parent / "bertl14_build.json"
     info = json.loads(info_file.read_text()) if info_file.is_file() else {}
-    info = dict(info, files={"elf": str(elf)}, qemu_machine=info.get("qemu_machine") or "mps2-an500")
-    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
-    try:
-        from bertl14_west.qemu import qemu_argv, qemu_tcp_serial
-    finally:
-        sys.path.pop(0)
-    argv = qemu_argv(info, qemu_tcp_serial(port))
-    return argv[:-2] + list(extra) + argv[-2:]   # extra flags before -kernel ELF
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return info.get("qemu_machine") or westqemu.board_machine(DEFAULT_QEMU_BOARD)
 
 
 @contextmanager
@@ -101,33 +88,19 @@ def open_link(port: str | None = None, qemu: str | None = None, qemu_flags: list
         with ser:
             yield ser
         return
+    from .qemu_target import westqemu
     elf = Path(qemu)
     if not elf.is_file():
         raise UserError(f"--qemu {elf}: no such file (build it with `west build -b mps2_an500 app`)")
-    tcp = free_port()
-    argv = _qemu_argv(elf, tcp, qemu_flags or [])
+    link = westqemu.QemuSerial(_qemu_machine(elf), elf, qemu_flags or [], timeout=timeout, start_within=15)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        link.start()
     except FileNotFoundError:
         raise UserError("qemu-system-arm not found: install it (apt-get install qemu-system-arm)") from None
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                ser = serial.serial_for_url(f"socket://127.0.0.1:{tcp}", timeout=timeout)
-                break
-            except serial.SerialException:
-                if proc.poll() is not None:
-                    err = proc.stderr.read().decode(errors="replace").strip()
-                    raise UserError(f"QEMU exited ({proc.returncode}): {err}") from None
-                if time.monotonic() > deadline:
-                    raise UserError("QEMU did not open its serial port within 15 s") from None
-                time.sleep(0.05)
-        with ser:
-            yield ser
-    finally:
-        proc.kill()
-        proc.wait()
+    except westqemu.QemuError as exc:
+        raise UserError(str(exc)) from None
+    with link:
+        yield link.ser
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -2,11 +2,10 @@
 boot firmware under QEMU with its serial port on a TCP socket (pyserial socket://)."""
 from __future__ import annotations
 
+import json
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from testsupport import REPO, require_arm, west
 
 sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
-from bertl14_west.qemu import qemu_argv, qemu_tcp_serial  # noqa: E402
+from bertl14_west import qemu as westqemu  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -36,46 +35,20 @@ def empty_modules(tmp_path) -> dict:
     return {"BERTL14_MODULES_DIR": str(d)}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class QemuSerial:
-    """Firmware running under QEMU, its UART0 reachable via pyserial's socket:// URL."""
+class QemuSerial(westqemu.QemuSerial):
+    """Firmware under QEMU (its build's bertl14_build.json), its UART0 reachable via pyserial's socket:// URL."""
 
     def __init__(self, build_dir: Path):
-        import json
-
-        import serial
-
         info = json.loads((build_dir / "bertl14_build.json").read_text())
-        self.port = _free_port()
-        self.proc = subprocess.Popen(qemu_argv(info, qemu_tcp_serial(self.port)), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.ser = serial.serial_for_url(f"socket://127.0.0.1:{self.port}", timeout=15)
-                break
-            except serial.SerialException:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    self.close()
-                    raise RuntimeError("QEMU did not open its serial socket")
-                time.sleep(0.05)
+        super().__init__(info["qemu_machine"], info["files"]["elf"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+        self.start()
 
     def readline(self) -> str:
         return self.ser.readline().decode("utf-8", "replace").rstrip("\r\n")
 
     def write(self, data: bytes):
         self.ser.write(data)
-
-    def close(self):
-        if getattr(self, "ser", None):
-            self.ser.close()
-        self.proc.kill()
-        self.proc.wait()
 
 
 @pytest.fixture
