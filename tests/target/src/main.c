@@ -29,9 +29,9 @@
 #include "bertl14_config.h"
 #include "bertl14_kernels.h"
 #include "bertl14_profile.h"
-#include "cmsdk.h"
 #include "platform.h"
 #include "ringbuf.h"
+#include "target_link.h"
 
 extern const int16_t bertl14_weights[];
 extern const uint32_t bertl14_vocab_offsets[];
@@ -118,40 +118,13 @@ void console_puts(const char *s)
     platform_console_write(s, strlen(s));
 }
 
-/* ---- input -------------------------------------------------------------------------------- */
-static uint32_t read_line(void)
-{
-    uint32_t n = 0;
-    for (;;) {
-        while (!(CMSDK_UART0->STATE & CMSDK_UART_STATE_RXFULL)) {
-        }
-        char c = (char)CMSDK_UART0->DATA;
-        if (c == '\n') {
-            break;
-        }
-        if (c != '\r' && n + 1 < sizeof line) {
-            line[n++] = c;
-        }
-    }
-    line[n] = '\0';
-    return n;
-}
-
+/* ---- input (polled UART0 lines: target_read_line in target_link.c) ------------------------- */
 static int hexval(char c)
 {
     return c >= '0' && c <= '9' ? c - '0' : (c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1);
 }
 
-/* ---- counting ----------------------------------------------------------------------------- */
-static uint32_t icount_shift;
-
-static uint64_t to_instructions(uint32_t ticks)
-{
-    const uint64_t t40 = (uint64_t)ticks * 40u;
-    return icount_shift ? (t40 + (1u << (icount_shift - 1u))) >> icount_shift : t40;
-}
-
-/* ---- profiling ---------------------------------------------------------------------------- */
+/* ---- profiling (counts: target_instructions in target_link.h) ----------------------------- */
 static uint64_t prof_count[BERTL14_STAGE_COUNT];
 static uint32_t prof_entries[BERTL14_STAGE_COUNT];
 static uint32_t prof_last;
@@ -160,7 +133,7 @@ static bertl14_stage_t prof_cur;
 void bertl14_profile_stage(bertl14_stage_t stage)
 {
     const uint32_t now = platform_cycles();
-    prof_count[prof_cur] += to_instructions(now - prof_last);
+    prof_count[prof_cur] += target_instructions(now - prof_last);
     prof_entries[stage]++;
     prof_cur = stage;
     prof_last = now;
@@ -174,37 +147,12 @@ static void prof_reset(void)
     prof_last = platform_cycles();
 }
 
-/* Stack high-water mark: the stack below the current frame (down to the linker's _sstack) is
- * painted before each call, the untouched words are counted after it. */
-extern uint32_t _sstack;
-#define STACK_PAINT 0xC0FFEE11u
-static uint32_t *stack_floor(void) { return &_sstack; }
-
-static void stack_paint(void)
-{
-    uint32_t *p = stack_floor(), *sp;
-    __asm volatile("mov %0, sp" : "=r"(sp));
-    while (p < sp - 16) {
-        *p++ = STACK_PAINT;
-    }
-}
-
-static uint32_t stack_used(uint32_t top)
-{
-    const uint32_t *p = stack_floor();
-    while (*p == STACK_PAINT) {
-        p++;
-    }
-    return top - (uint32_t)(uintptr_t)p;
-}
-
 /* ---- one inference ------------------------------------------------------------------------ */
 static void run(int have_text, uint32_t n)
 {
     bertl14_status_t st = BERTL14_OK;
-    uint32_t sp_top;
-    __asm volatile("mov %0, sp" : "=r"(sp_top));
-    stack_paint();
+    const uint32_t sp_top = target_stack_pointer();
+    target_stack_paint();
     prof_reset();
     const uint32_t t0 = platform_cycles();
     if (have_text) {
@@ -220,7 +168,7 @@ static void run(int have_text, uint32_t n)
     }
     const uint32_t t1 = platform_cycles();
     BERTL14_STAGE(OTHER);
-    const uint32_t stack = stack_used(sp_top);
+    const uint32_t stack = target_stack_used(sp_top);
     if (have_text) {
         puts_("IDS ");
         put_i32(st);
@@ -278,7 +226,7 @@ static void run(int have_text, uint32_t n)
     putch('\n');
 #endif
     puts_("S ");
-    put_u64(to_instructions(t1 - t0));
+    put_u64(target_instructions(t1 - t0));
     putch(' ');
     put_u32(stack);
     puts_("\nEND ");
@@ -336,7 +284,7 @@ static void cmd_mark(void)
     }
     const uint32_t t1 = platform_cycles();
     puts_("MARK ");
-    put_u64(to_instructions(t1 - t0));
+    put_u64(target_instructions(t1 - t0));
     putch('\n');
     flush();
 }
@@ -394,7 +342,7 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
             bertl14_linear_s16(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
         }
     }
-    kernel_line(name, reps, to_instructions(platform_cycles() - t0), tokens * in * out);
+    kernel_line(name, reps, target_instructions(platform_cycles() - t0), tokens * in * out);
 }
 
 static void bench_softmax(const char *name, uint32_t n, uint32_t reps)
@@ -409,7 +357,7 @@ static void bench_softmax(const char *name, uint32_t n, uint32_t reps)
         memcpy(s, src, n * 4u);                         /* the kernel uses its input as scratch */
         const uint32_t t0 = platform_cycles();
         bertl14_softmax_u8(s, n, p);
-        count += to_instructions(platform_cycles() - t0);
+        count += target_instructions(platform_cycles() - t0);
     }
     kernel_line(name, reps, count, n);
 }
@@ -427,7 +375,7 @@ static void cmd_kernels(void)
     uint64_t count = 0;
     for (uint32_t r = 0; r < 64; r++) {
         const uint32_t t0 = platform_cycles();
-        count += to_instructions(platform_cycles() - t0);
+        count += target_instructions(platform_cycles() - t0);
     }
     kernel_line("timer_read", 64, count, 1);
     puts_("KEND\n");
@@ -437,7 +385,7 @@ static void cmd_kernels(void)
 int main(void)
 {
     platform_init();
-    CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN;   /* polled input, no RX interrupt */
+    target_link_init();                /* polled input, no RX interrupt */
     bertl14_config_t c = {
         .max_seq_len = BERTL14_MAX_SEQ_LEN, .vocab_size = BERTL14_VOCAB_SIZE,
         .work_buffer_ptr = (int8_t *)work, .work_buffer_size = sizeof work,
@@ -469,13 +417,13 @@ int main(void)
     putch('\n');
     flush();
     for (;;) {
-        uint32_t len = read_line();
+        uint32_t len = target_read_line(line, sizeof line);
         if (len >= 2 && line[0] == 'T' && line[1] == ' ') {
             cmd_text(len);
         } else if (len >= 1 && line[0] == 'I') {
             cmd_ids();
         } else if (len >= 3 && line[0] == 'C' && line[1] == ' ') {
-            icount_shift = (uint32_t)(line[2] - '0') * (len > 3 ? 10u : 1u) + (len > 3 ? (uint32_t)(line[3] - '0') : 0u);
+            target_set_icount_shift(line + 2);
             puts_("OK\n");
             flush();
         } else if (len == 1 && line[0] == 'M') {

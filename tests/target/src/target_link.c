@@ -1,0 +1,37 @@
+/* Shared by the host-driven MPS2 images: polled command input, the -icount shift (target_link.h). */
+#include "target_link.h"
+
+#include "cmsdk.h"
+
+uint32_t target_icount_shift;
+
+void target_link_init(void)
+{
+    CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN;
+}
+
+uint32_t target_read_line(char *line, uint32_t size)
+{
+    uint32_t n = 0;
+    for (;;) {
+        while (!(CMSDK_UART0->STATE & CMSDK_UART_STATE_RXFULL)) {
+        }
+        const char c = (char)CMSDK_UART0->DATA;
+        if (c == '\n') {
+            break;
+        }
+        if (c != '\r' && n + 1 < size) {
+            line[n++] = c;
+        }
+    }
+    line[n] = '\0';
+    return n;
+}
+
+void target_set_icount_shift(const char *digits)
+{
+    target_icount_shift = (uint32_t)(digits[0] - '0');
+    if (digits[1] != '\0') {
+        target_icount_shift = target_icount_shift * 10u + (uint32_t)(digits[1] - '0');
+    }
+}
