@@ -23,7 +23,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
              ninja:ninja-build gcc:gcc
 
-.PHONY: help demo test deps apt python workspace clean
+.PHONY: help demo test deps check-workspace apt python workspace clean
 
 help:
 	@echo "make demo   build mps2_an500 and run the serial demo under QEMU"
@@ -41,7 +41,11 @@ demo: deps
 test: deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-deps: apt python workspace
+deps: check-workspace apt python workspace
+
+# first: a clone inside another west workspace (a stray .west above it) would build that workspace's manifest
+check-workspace:
+	@python3 scripts/west_commands/bertl14_west/workspace.py
 
 apt:
 	@missing=""; \

@@ -25,6 +25,26 @@ def west(*args: str, env: dict | None = None, cwd: Path = REPO, stdin: str | Non
                           capture_output=True, input=stdin, timeout=timeout)
 
 
+def ensure_west_workspace() -> None:
+    """The repository must be the manifest of the west workspace west finds from it: stop the session with the
+    fix when it sits inside another one (a stray .west above the clone); create it (`west init -l`, as
+    `make test` does) when there is none. Skips when west is not installed."""
+    if subprocess.run([sys.executable, "-c", "import west"], capture_output=True).returncode:
+        pytest.skip("west is not installed (pip install -e .[dev])")
+    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    try:
+        from bertl14_west.workspace import foreign_workspace_error
+    finally:
+        sys.path.pop(0)
+    msg = foreign_workspace_error(REPO)
+    if msg:
+        pytest.exit(msg, returncode=2)
+    if west("topdir").returncode != 0:
+        init = subprocess.run([sys.executable, "-m", "west", "init", "-l", str(REPO)], cwd=REPO.parent,
+                              capture_output=True, text=True)
+        assert init.returncode == 0, init.stderr
+
+
 def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str):
     """Failed, no traceback, and one FATAL ERROR line that contains every needle."""
     assert proc.returncode != 0, proc.stdout + proc.stderr

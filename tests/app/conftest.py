@@ -2,25 +2,18 @@
 from __future__ import annotations
 
 import json
-
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from apphelpers import QEMU_TIMEOUT, REPO, build_firmware, west
+from apphelpers import QEMU_TIMEOUT, build_firmware
+from testsupport import ensure_west_workspace
 
 
 @pytest.fixture(scope="session", autouse=True)
 def west_workspace():
     """The repository must be the manifest of a west workspace (`west init -l`), as `make test` sets up."""
-    if subprocess.run([sys.executable, "-c", "import west"], capture_output=True).returncode:
-        pytest.skip("west is not installed (pip install -e .[dev])")
-    if west("topdir").returncode != 0:
-        init = subprocess.run([sys.executable, "-m", "west", "init", "-l", str(REPO)], cwd=REPO.parent,
-                              capture_output=True, text=True)
-        assert init.returncode == 0, init.stderr
+    ensure_west_workspace()
 
 
 @pytest.fixture(scope="session", params=["none", "freertos"])

@@ -3,14 +3,13 @@ boot firmware under QEMU with its serial port on a TCP socket (pyserial socket:/
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from testsupport import REPO, require_arm, west
+from testsupport import REPO, ensure_west_workspace, require_arm, west
 
 sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
 from bertl14_west import qemu as westqemu  # noqa: E402
@@ -19,12 +18,7 @@ from bertl14_west import qemu as westqemu  # noqa: E402
 @pytest.fixture(scope="session", autouse=True)
 def west_workspace():
     """The repository must be the manifest of a west workspace (`west init -l`), as `make test` sets up."""
-    if shutil.which("west") is None and subprocess.run([sys.executable, "-c", "import west"]).returncode:
-        pytest.skip("west is not installed (pip install -e .[dev])")
-    if west("topdir").returncode != 0:
-        init = subprocess.run([sys.executable, "-m", "west", "init", "-l", str(REPO)], cwd=REPO.parent,
-                              capture_output=True, text=True)
-        assert init.returncode == 0, init.stderr
+    ensure_west_workspace()
 
 
 @pytest.fixture

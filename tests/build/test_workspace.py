@@ -196,3 +196,55 @@ def test_menuconfig_change_reaches_the_next_build(tmp_path):
     _host_build(b)
     assert "#define CONFIG_APP_LINE_MAX 150" in (b / "generated" / "autoconf.h").read_text()
     assert "line_max=150" in _config(b)
+
+
+def _workspace_guard():
+    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    try:
+        from bertl14_west import workspace
+    finally:
+        sys.path.pop(0)
+    return workspace
+
+
+def _fake_clone(parent, manifest_path: str | None):
+    """parent/main holding what `make test` runs first; parent/.west naming manifest_path (None: no workspace)."""
+    import shutil
+    clone = parent / "main"
+    for rel in ("Makefile", ".ci/run", "scripts/west_commands/bertl14_west/workspace.py"):
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, clone / rel)
+    if manifest_path is not None:
+        (parent / ".west").mkdir()
+        (parent / ".west" / "config").write_text(f"[manifest]\npath = {manifest_path}\nfile = west.yml\n")
+    return clone
+
+
+def test_workspace_guard_accepts_our_workspace_and_none(tmp_path):
+    import shutil
+    ws = _workspace_guard()
+    ours = _fake_clone(tmp_path / "ours", "main")
+    assert ws.foreign_workspace_error(ours) is None
+    lonely = _fake_clone(tmp_path / "lonely", None)
+    if ws.west_topdir(lonely) is None:   # no stray .west above the temporary folder
+        assert ws.foreign_workspace_error(lonely) is None
+    if ws.west_topdir(lonely) is None and shutil.which("make"):
+        proc = subprocess.run(["make", "-s", "check-workspace"], cwd=lonely, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_ci_run_fails_early_inside_another_workspace(tmp_path):
+    """A clone below another west workspace (a stray .west): .ci/run (make test) stops at once and says what to do,
+    before installing anything."""
+    import shutil
+    if shutil.which("make") is None:
+        import pytest
+        pytest.skip("make is not installed (.ci/run installs it)")
+    ws = _workspace_guard()
+    clone = _fake_clone(tmp_path, "someone-else")
+    msg = ws.foreign_workspace_error(clone)
+    assert msg and str(tmp_path / ".west") in msg and "remove" in msg and "clone bertl14 outside" in msg
+    proc = subprocess.run(["bash", str(clone / ".ci" / "run")], cwd=clone, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert f"error: {msg}" in proc.stderr, proc.stderr
+    assert not (clone / ".venv").exists()   # failed before the python step
