@@ -141,6 +141,9 @@ class NameComposer:
     its listed names, so the composed names stay in the domain a template is scoped to."""
 
     FORMS = ("modifier", "owner", "area", "word", "number", "nickname", "modified")
+    # sensors are named for what they measure ("what is outdoor humidity"): a random word there makes any question
+    # ("what is the capital of france") read like a sensor query, so only descriptive forms for these domains
+    DESCRIPTIVE_ONLY = frozenset({"sensor", "binary_sensor", "climate"})
 
     def __init__(self, values: dict, words: list[str], rng: random.Random):
         c = values.get("compose") or {}
@@ -158,7 +161,8 @@ class NameComposer:
 
     def name(self, domain: str) -> str:
         r, heads = self.rng, self.heads.get(domain) or ["device"]
-        form = r.choice(self.FORMS) if domain != "person" else "nickname"
+        forms = self.FORMS if domain not in self.DESCRIPTIVE_ONLY else ("modifier", "owner", "area", "number", "modified")
+        form = r.choice(forms) if domain != "person" else "nickname"
         head = r.choice(heads)
         if form == "modifier":
             return f"{r.choice(self.modifiers)} {head}"
