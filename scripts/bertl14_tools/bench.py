@@ -692,7 +692,8 @@ def write_report(rep: dict, out: Path) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("bench", help="instructions, memory and flash on the emulated Cortex-M7",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--board", default="mps2_an500", choices=["mps2_an500", "mps2_an386"])
+    from .qemu_target import qemu_boards
+    p.add_argument("--board", default="mps2_an500", choices=qemu_boards())   # the boards whose board.yml names a QEMU machine
     p.add_argument("--model", default="models/intent-en", help="model folder (default: models/intent-en)")
     p.add_argument("--seq-lens", default="16,32,64,128,512",
                    help="comma-separated token counts (default 16,32,64,128,512; beyond the model's positions "

@@ -18,6 +18,7 @@ the instructions executed are the same for every S, only the clock's resolution 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -40,9 +41,8 @@ MARK_REPS = 4096
 DEFAULT_ICOUNT_SHIFT = 7
 
 
-def _import_west_qemu():
-    """bertl14_west.qemu (scripts/west_commands): the one QEMU command line and process handling, shared with
-    the west commands (which cannot rely on this package being installed, so it lives there)."""
+@functools.cache
+def _west() -> tuple:
     sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
     try:
         from bertl14_west import BuildError, qemu
@@ -51,17 +51,29 @@ def _import_west_qemu():
     return qemu, BuildError
 
 
-westqemu, _BoardError = _import_west_qemu()
+def west_qemu():
+    """bertl14_west.qemu (scripts/west_commands): the one QEMU command line and process handling, shared with
+    the west commands (which cannot rely on this package being installed, so it lives there). Imported on first
+    use: only a repository checkout has it."""
+    return _west()[0]
+
+
+def qemu_boards() -> list[str]:
+    """The boards QEMU emulates (board.yml); empty outside a repository checkout."""
+    try:
+        return west_qemu().qemu_boards()
+    except ImportError:
+        return []
 
 
 def qemu_machine(board: str) -> str:
     """The QEMU machine of a board that runs the test image (from its board.yml)."""
     try:
-        machine = westqemu.board_machine(board)
-    except _BoardError:   # not a board of boards/
+        machine = west_qemu().board_machine(board)
+    except _west()[1]:   # BuildError: not a board of boards/
         machine = None
     if machine is None:
-        raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(westqemu.qemu_boards())}")
+        raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(qemu_boards())}")
     return machine
 
 
@@ -135,7 +147,7 @@ class QemuTarget:
         require_tools()
         self.elf, self.board, self.shift, self.timeout = Path(elf), board, icount_shift, timeout
         self.machine = qemu_machine(board)
-        self.link = None                       # westqemu.QemuSerial
+        self.link = None                       # west_qemu().QemuSerial
         self.ser = None
         self.banner: dict[str, str] = {}
 
@@ -164,6 +176,7 @@ class QemuTarget:
 
     def _launch(self) -> str | None:
         """Start QEMU and read the image's first line; None when QEMU died before answering."""
+        westqemu = west_qemu()
         self.link = westqemu.QemuSerial(self.machine, self.elf, ["-icount", f"shift={self.shift}"], timeout=1.0,
                                         start_within=20, env_flags=False)
         try:

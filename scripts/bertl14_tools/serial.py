@@ -67,10 +67,10 @@ def parse_fields(line: str) -> dict[str, str]:
 
 def _qemu_machine(elf: Path) -> str:
     """The QEMU machine the ELF was built for (its build's bertl14_build.json), else the default board's."""
-    from .qemu_target import westqemu
+    from .qemu_target import west_qemu
     info_file = elf.parent / "bertl14_build.json"
     info = json.loads(info_file.read_text()) if info_file.is_file() else {}
-    return info.get("qemu_machine") or westqemu.board_machine(DEFAULT_QEMU_BOARD)
+    return info.get("qemu_machine") or west_qemu().board_machine(DEFAULT_QEMU_BOARD)
 
 
 @contextmanager
@@ -88,7 +88,8 @@ def open_link(port: str | None = None, qemu: str | None = None, qemu_flags: list
         with ser:
             yield ser
         return
-    from .qemu_target import westqemu
+    from .qemu_target import west_qemu
+    westqemu = west_qemu()
     elf = Path(qemu)
     if not elf.is_file():
         raise UserError(f"--qemu {elf}: no such file (build it with `west build -b mps2_an500 app`)")
