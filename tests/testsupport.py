@@ -3,7 +3,6 @@ workspace, and skips that name what is missing (a module, the Arm toolchain, QEM
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,6 +71,6 @@ def require_modules(*rels: str):
 
 def require_arm():
     """Skip unless the Arm toolchain, QEMU and CMake are installed."""
-    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not installed (make test installs it)")
+    from bertl14_tools.qemu_target import missing_tools
+    for tool in missing_tools():
+        pytest.skip(f"{tool} not installed (make test installs it)")

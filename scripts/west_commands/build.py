@@ -15,7 +15,7 @@ from pathlib import Path
 from west.commands import WestCommand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bertl14_west import REPO_ROOT, BuildError  # noqa: E402
+from bertl14_west import REPO_ROOT, BuildError, run_command  # noqa: E402
 from bertl14_west import kconfig, memory, tools  # noqa: E402
 from bertl14_west.boards import Board, all_boards, find_board, linker_memory_script  # noqa: E402
 from bertl14_west.qemu import qemu_argv  # noqa: E402
@@ -56,18 +56,7 @@ class Build(WestCommand):
         return parser
 
     def do_run(self, args, unknown):
-        try:
-            sys.exit(self._build(args))
-        except BuildError as e:
-            self.die(str(e))
-        except subprocess.CalledProcessError as e:
-            self.die(f"{Path(str(e.cmd[0])).name} failed (exit {e.returncode})")
-        except KeyboardInterrupt:
-            self.die("interrupted")
-        except Exception as e:  # never a traceback for users; BERTL14_DEBUG=1 shows it
-            if os.environ.get("BERTL14_DEBUG"):
-                raise
-            self.die(f"internal error: {type(e).__name__}: {e} (BERTL14_DEBUG=1 shows the traceback)")
+        run_command(self, self._build, args)
 
     # ------------------------------------------------------------------------------------------
     def _build(self, args) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 from west.commands import WestCommand
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bertl14_west import BuildError  # noqa: E402
+from bertl14_west import BuildError, run_command  # noqa: E402
 from bertl14_west import tools  # noqa: E402
 
 RUNNERS = ("openocd", "pyocd", "stlink")
@@ -59,16 +58,7 @@ class Flash(WestCommand):
         return parser
 
     def do_run(self, args, unknown):
-        try:
-            sys.exit(self._flash(args))
-        except BuildError as e:
-            self.die(str(e))
-        except KeyboardInterrupt:
-            self.die("interrupted")
-        except Exception as e:
-            if os.environ.get("BERTL14_DEBUG"):
-                raise
-            self.die(f"internal error: {type(e).__name__}: {e} (BERTL14_DEBUG=1 shows the traceback)")
+        run_command(self, self._flash, args)
 
     def _flash(self, args) -> int:
         build_dir = Path(args.build_dir).resolve()

@@ -6,7 +6,6 @@ DSP below portable. Short version unmarked-slow (50 sentences); the 1000-sentenc
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _need_tools():
-    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake"):
-        if not shutil.which(tool):
-            pytest.skip(f"{tool} not installed (the QEMU target needs arm-none-eabi-gcc, qemu-system-arm, cmake)")
+    from bertl14_tools.qemu_target import missing_tools
+    for tool in missing_tools():
+        pytest.skip(f"{tool} not installed (the QEMU target needs arm-none-eabi-gcc, qemu-system-arm, cmake)")
     for mod in ("west", "serial", "hassil", "home_assistant_intents"):
         if importlib.util.find_spec(mod) is None:
             pytest.skip(f"Python module {mod} not installed (pip install -e .[dev])")
