@@ -157,7 +157,7 @@ class NameComposer:
 
     def _owner(self) -> str:
         o = self.rng.choice(self.owners)
-        return o if o in ("my", "our", "her", "his", "their") else (o + "'" if o.endswith("s") else o + "'s")
+        return o if o in PRONOUNS else (o + "'" if o.endswith("s") else o + "'s")
 
     def name(self, domain: str) -> str:
         r, heads = self.rng, self.heads.get(domain) or ["device"]
@@ -186,6 +186,7 @@ class NameComposer:
         return f"{r.choice(self.area_modifiers)} {r.choice(self.values['areas'])}"
 
 
+PRONOUNS = ("my", "our", "her", "his", "their")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
@@ -357,6 +358,41 @@ def block_domains(data) -> set[str]:
     return found
 
 
+def generated_ood_rows(lang: str, count: int, seed: int, taken: set[str]) -> list[dict]:
+    """Up to `count` distinct out-of-domain training sentences from `data/ood-frames-<lang>.txt` (`none`, training
+    only, `"generated": true`), none equal to a sentence of `taken` (normalized in-domain and written ones).
+    Drawn from their own random stream, so the template sentences do not move."""
+    path = DATA_DIR / f"ood-frames-{check_lang(lang)}.txt"
+    if not path.exists():
+        raise UserError(f"--ood-generated: no {path.name} for {lang}: write sentence frames there or leave it at 0")
+    frames = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    values, words = load_slot_values(lang), load_name_words(lang)
+    devices = sorted({n.split()[-1] for ns in values["names"].values() for n in ns}
+                     | {n for ns in values["names"].values() for n in ns})
+    people = [o for o in values["compose"].get("owners", []) if " " not in o and o not in PRONOUNS] or ["alice"]
+    fills = {"word": lambda r: r.choice(words),
+             "words": lambda r: " ".join(r.choice(words) for _ in range(r.randint(1, 3))),
+             "device": lambda r: r.choice(devices), "area": lambda r: r.choice(values["areas"]),
+             "person": lambda r: r.choice(people),
+             "place": lambda r: r.choice(values["wildcards"].get("zone") or ["paris"]),
+             "number": lambda r: str(r.randint(1, 100))}
+    rng = random.Random(f"ood-generated-{seed}")
+    out, seen = [], set(taken)
+    for _ in range(count * 5):
+        if len(out) >= count:
+            break
+        frame = rng.choice(frames)
+        try:
+            text = re.sub(r"\{(\w+)\}", lambda m: fills[m.group(1)](rng), frame)
+        except KeyError as exc:
+            raise UserError(f"{path.name}: unknown slot {{{exc.args[0]}}} in {frame!r}") from None
+        key = normalize(text)
+        if key not in seen:
+            seen.add(key)
+            out.append({"text": text, "intent": NONE_LABEL, "slots": {}, "generated": True})
+    return out
+
+
 def ood_part(text: str) -> str:
     """The split an out-of-domain sentence belongs to, from a hash of its normalized text: a quarter
     `test` (ood.jsonl, only measured), a quarter `validation` (chooses the score threshold and the model),
@@ -381,7 +417,7 @@ class Dataset:
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
                   only_intents: list[str] | None = None, mask_names: float = 0.0,
-                  compose_names: float = 0.0) -> Dataset:
+                  compose_names: float = 0.0, ood_generated: int = 0) -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
@@ -475,6 +511,9 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         per_intent_counts[NONE_LABEL] = n_ood.get("train", 0)
     rng.shuffle(train)
     rng.shuffle(validation)
+    # appended after the shuffles (their own random stream): the other sentences keep their places
+    generated = generated_ood_rows(lang, ood_generated, seed, set(owners)) if ood and ood_generated > 0 else []
+    train += generated
     stats = {
         "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction,
         "intent_files": list(intent_files or []), "builtin_intents": builtin,
@@ -491,6 +530,9 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                            "validation_other_forms_added": added_forms}
     if compose_names > 0:
         stats["compose_names"] = compose_names
+    if generated:
+        stats["ood_generated"] = ood_generated
+        stats["ood_split"]["train_generated"] = len(generated)
     return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [])
 
 
@@ -566,7 +608,8 @@ def write_dataset(ds: Dataset, out: Path) -> None:
 def run(args) -> int:
     ds = build_dataset(args.lang, per_intent=args.per_intent, seed=args.seed, intent_files=args.intents,
                        builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
-                       mask_names=args.mask_names, compose_names=args.compose_names)
+                       mask_names=args.mask_names, compose_names=args.compose_names,
+                       ood_generated=args.ood_generated)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
@@ -596,6 +639,9 @@ def register(subparsers) -> None:
                    help="write [NAME]/[AREA]/[FLOOR] (what the device's registry matcher writes) in place of the "
                         "names in this fraction of the sentences that have one, chosen by a hash of seed and "
                         "sentence (alone: 1 = all; default 0 = none); validation then holds both forms")
+    p.add_argument("--ood-generated", type=int, default=0, metavar="N",
+                   help="add N out-of-domain training sentences made from the frames of ood-frames-<lang>.txt "
+                        "(training only; the out-of-domain validation and test splits stay the written ones)")
     p.add_argument("--compose-names", type=float, default=0.0, metavar="FRACTION",
                    help="make up this fraction of the device names and areas (\"corner lamp\", \"emma's fan\", "
                         "\"falcon lamp\", \"rosie\") from the compose: lists of slots-<lang>.yaml and "

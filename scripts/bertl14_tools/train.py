@@ -524,7 +524,8 @@ def write_model_card(out: Path, s: dict) -> None:
     data_cmd = (f"bertl14 dataset --lang {ds.get('lang', '?')} --out {t.get('data', 'DATA')} --per-intent {ds.get('per_intent', '?')} "
                 f"--seed {ds.get('seed', '?')} --val-fraction {ds.get('val_fraction', '?')}"
                 + (f" --mask-names {ds['mask_names']}" if ds.get("mask_names") else "")
-                + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else ""))
+                + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else "")
+                + (f" --ood-generated {ds['ood_generated']}" if ds.get("ood_generated") else ""))
     lines = [f"# {out.name}", "",
              "Intent classifier for bertl14 (BERT encoder + classifier), trained by `bertl14 train`.", "",
              "## Data", "",

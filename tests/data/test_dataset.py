@@ -137,6 +137,22 @@ intents:
         build(1.5)
 
 
+def test_generated_out_of_domain_sentences_train_only():
+    """--ood-generated N: N distinct `none` training sentences from our frames, never an in-domain sentence, never
+    in the validation or test splits; the template sentences and the written out-of-domain split do not move."""
+    base = data.build_dataset("en", per_intent=30, seed=2)
+    ds = data.build_dataset("en", per_intent=30, seed=2, ood_generated=200)
+    gen = [r for r in ds.train if r.get("generated")]
+    assert len(gen) == 200 and all(r["intent"] == "none" for r in gen)
+    assert not any(r.get("generated") for r in ds.validation + ds.ood_eval)
+    assert ds.validation == base.validation and ds.ood_eval == base.ood_eval
+    assert [r for r in ds.train if not r.get("generated")] == base.train
+    in_domain = {data.normalize(r["text"]) for r in base.train + base.validation if r["intent"] != "none"}
+    assert not {data.normalize(r["text"]) for r in gen} & in_domain
+    assert len({r["text"] for r in gen}) == 200 and not any("{" in r["text"] for r in gen)
+    assert ds.stats["ood_split"]["train_generated"] == 200
+
+
 def test_numbers_as_digits_and_words():
     ds = data.build_dataset("en", per_intent=300, seed=5, ood=False, only_intents=["HassLightSet"])
     with_numbers = [r for r in ds.train if "brightness" in r["slots"]]
