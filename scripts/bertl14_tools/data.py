@@ -144,6 +144,9 @@ class NameComposer:
     # sensors are named for what they measure ("what is outdoor humidity"): a random word there makes any question
     # ("what is the capital of france") read like a sensor query, so only descriptive forms for these domains
     DESCRIPTIVE_ONLY = frozenset({"sensor", "binary_sensor", "climate"})
+    # a bare made-up word is a name people give robots and people ("start rosie"); for other devices a device word
+    # stays in the name ("falcon lamp"), so that "open the camera app" does not read like "open <a cover>"
+    NICKNAMED = frozenset({"vacuum", "lawn_mower", "person"})
 
     def __init__(self, values: dict, words: list[str], rng: random.Random):
         c = values.get("compose") or {}
@@ -161,7 +164,9 @@ class NameComposer:
 
     def name(self, domain: str) -> str:
         r, heads = self.rng, self.heads.get(domain) or ["device"]
-        forms = self.FORMS if domain not in self.DESCRIPTIVE_ONLY else ("modifier", "owner", "area", "number", "modified")
+        forms = self.FORMS if domain in self.NICKNAMED else tuple(f for f in self.FORMS if f != "nickname")
+        if domain in self.DESCRIPTIVE_ONLY:
+            forms = ("modifier", "owner", "area", "number", "modified")
         form = r.choice(forms) if domain != "person" else "nickname"
         head = r.choice(heads)
         if form == "modifier":
