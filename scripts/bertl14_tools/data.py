@@ -126,13 +126,21 @@ def load_slot_values(lang: str) -> dict:
     return values
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of one of our data text files, stripped, without blank lines and `#` comments."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
 def load_name_words(lang: str) -> list[str]:
     """General words for composed names (`data/name-words-<lang>.txt`; none for a language without the file)."""
     path = DATA_DIR / f"name-words-{check_lang(lang)}.txt"
-    if not path.exists():
-        return []
-    return [w for w in (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
-            if w and not w.startswith("#")]
+    return read_lines(path) if path.exists() else []
+
+
+def device_words(names: dict[str, list[str]]) -> dict[str, list[str]]:
+    """domain -> the last words of its listed names ("lamp", "fan", "blinds"): what a made-up name ends with."""
+    return {d: sorted({n.split()[-1] for n in ns}) for d, ns in names.items()}
 
 
 class NameComposer:
@@ -153,7 +161,7 @@ class NameComposer:
         self.rng, self.values, self.words = rng, values, words
         self.modifiers, self.owners = c.get("modifiers", []), c.get("owners", [])
         self.area_modifiers = c.get("area_modifiers", [])
-        self.heads = {d: sorted({n.split()[-1] for n in names}) for d, names in values["names"].items()}
+        self.heads = device_words(values["names"])
         if not (self.modifiers and self.owners and self.words):
             raise UserError("--compose-names needs a compose: section (modifiers, owners, area_modifiers) in "
                             f"{DATA_DIR}/slots-<lang>.yaml and a name-words-<lang>.txt word list")
@@ -197,9 +205,7 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 
 def load_ood(lang: str) -> list[str]:
     """Our out-of-domain sentences for `lang`, in file order."""
-    path = DATA_DIR / f"ood-{check_lang(lang)}.txt"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    return read_lines(DATA_DIR / f"ood-{check_lang(lang)}.txt")
 
 
 def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True):
@@ -370,9 +376,9 @@ def generated_ood_rows(lang: str, count: int, seed: int, taken: set[str]) -> lis
     path = DATA_DIR / f"ood-frames-{check_lang(lang)}.txt"
     if not path.exists():
         raise UserError(f"--ood-generated: no {path.name} for {lang}: write sentence frames there or leave it at 0")
-    frames = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    frames = read_lines(path)
     values, words = load_slot_values(lang), load_name_words(lang)
-    devices = sorted({n.split()[-1] for ns in values["names"].values() for n in ns}
+    devices = sorted({w for ws in device_words(values["names"]).values() for w in ws}
                      | {n for ns in values["names"].values() for n in ns})
     people = [o for o in values["compose"].get("owners", []) if " " not in o and o not in PRONOUNS] or ["alice"]
     fills = {"word": lambda r: r.choice(words),

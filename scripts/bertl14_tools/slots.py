@@ -52,7 +52,7 @@ class _Index:
             table: dict[str, set[int]] = {}
             kind = _KIND_OF_KEY[key]
             for i, it in enumerate(reg.items(kind)):
-                written, implied = R.match_texts(kind, it)
+                implied = R.match_texts(kind, it)[1]    # the bare numeral of a floor stays: expectations use it
                 for text in [it.name] + list(it.aliases) + implied:
                     k = R.name_key(text, *self.opts)
                     if k:

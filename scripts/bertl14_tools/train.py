@@ -203,6 +203,10 @@ def run(args) -> int:
     transformers.logging.set_verbosity_error()
 
     data_dir, out = Path(args.data), Path(args.out)
+    if args.none_weight <= 0:     # checked before any data, model or teacher work
+        raise UserError("--none-weight must be positive")
+    if not 0 <= args.word_dropout < 1:
+        raise UserError("--word-dropout must be a fraction in [0, 1) (e.g. 0.1)")
     torch.set_num_threads(max(1, min(2, args.threads)))
     if args.measure_only:
         if not (out / "config.json").exists():
@@ -252,8 +256,6 @@ def run(args) -> int:
     texts = [r["text"] for r in train_rows]
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
-    if args.none_weight <= 0:
-        raise UserError("--none-weight must be positive")
     steps_per_epoch = math.ceil(len(balanced_indexes(y.tolist(), random.Random(0), none_id, args.none_weight))
                                 / args.batch)
     total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
@@ -262,8 +264,6 @@ def run(args) -> int:
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
     temp, alpha = 2.0, 0.5
-    if not 0 <= args.word_dropout < 1:
-        raise UserError("--word-dropout must be a fraction in [0, 1) (e.g. 0.1)")
     dropout_rng = torch.Generator().manual_seed(args.seed)
     step = 0
     history = []
