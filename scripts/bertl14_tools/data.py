@@ -35,7 +35,10 @@ PLACEHOLDERS = {"name": "[NAME]", "area": "[AREA]", "floor": "[FLOOR]"}
 # mark), so that the same cleaned sentence yields the plain text and the masked text.
 _MARK_START = {"name": "\ue001", "area": "\ue002", "floor": "\ue003"}
 _MARK_END = "\ue00f"
-_MARKS = "\ue001-\ue00f"
+# Every slot value (entities, numbers, list and wildcard phrases) is also wrapped in a span mark pair; the i-th
+# span start belongs to the i-th slot the walk filled, which gives each slot its character span in the text.
+_SPAN_START, _SPAN_END = "\ue010", "\ue011"
+_MARKS = "\ue001-\ue011"
 _CJK = "\u3000-\u9fff\uff00-\uffef"
 
 # domains for `{name}` in blocks that are not scoped to a domain
@@ -93,6 +96,43 @@ def split_marked(text: str) -> tuple[str, str | None]:
     for kind, start in _MARK_START.items():
         masked = re.sub(rf"{start}[^{_MARK_END}]*{_MARK_END}", lambda _m, k=kind: PLACEHOLDERS[k], masked)
     return plain, masked
+
+
+def split_marked_spans(text: str, span_slots: list[str]) -> tuple[str, list, str | None, list]:
+    """`split_marked` of a sentence whose slot values also carry span marks, with the character spans
+    `[start, end, slot]` of the slots in the plain and in the masked text (the span of a masked name is its
+    placeholder). `span_slots`: the slot name of each span start, in order. Spaces at a span's edges are not
+    part of it."""
+    masked = split_marked(text)[1] if any(m in text for m in _MARK_START.values()) else None
+
+    def spans_of(marked: str) -> tuple[str, list]:
+        out, spans, opened, k = [], [], [], 0
+        for ch in marked:
+            if ch == _SPAN_START:
+                opened.append((len(out), span_slots[k] if k < len(span_slots) else None))
+                k += 1
+            elif ch == _SPAN_END:
+                start, slot = opened.pop()
+                end = len(out)
+                while start < end and out[start] == " ":
+                    start += 1
+                while end > start and out[end - 1] == " ":
+                    end -= 1
+                if slot is not None and end > start:
+                    spans.append([start, end, slot])
+            elif not "\ue001" <= ch <= "\ue011" and not (ch == " " and (not out or out[-1] == " ")):
+                out.append(ch)    # marks removed, spaces they separated collapsed as clean_text does
+        while out and out[-1] == " ":
+            out.pop()
+        n = len(out)
+        spans = [[a, min(b, n), slot] for a, b, slot in spans if a < n]
+        return "".join(out), sorted(spans)
+
+    plain_text, plain_spans = spans_of(text)
+    if masked is None:
+        return plain_text, plain_spans, None, []
+    masked_text, masked_spans = spans_of(masked)
+    return plain_text, plain_spans, masked_text, masked_spans
 
 
 def mask_chosen(text: str, seed: int, fraction: float) -> bool:
@@ -246,6 +286,8 @@ class Sample:
     intent: str
     slots: dict = field(default_factory=dict)
     masked_text: str | None = None     # the text with entity values replaced by placeholders (None: no entity)
+    spans: list = field(default_factory=list)          # [start, end, slot] character spans of the slots in text
+    masked_spans: list = field(default_factory=list)   # the same in masked_text
 
 
 class Expander:
@@ -291,7 +333,6 @@ class Expander:
     def walk(self, expr, ctx: dict) -> str:
         from hassil.expression import (Alternative, ListReference, Permutation, RuleReference,
                                        Sequence, TextChunk)
-        from hassil.intents import RangeSlotList, TextSlotList, WildcardSlotList
 
         if isinstance(expr, TextChunk):
             return expr.original_text if expr.original_text is not None else expr.text
@@ -309,31 +350,37 @@ class Expander:
                 raise UserError(f"template uses undefined rule <{expr.rule_name}>: define it in expansion_rules")
             return self.walk(rule.expression, ctx)
         if isinstance(expr, ListReference):
-            name, slot = expr.list_name, expr.slot_name
-            if name in ENTITY_LISTS:
-                text = self.entity_value(name, ctx["domains"])
-                ctx["slots"][slot] = text
-                return _MARK_START[name] + text + _MARK_END
-            slot_list = ctx["lists"].get(name)
-            if isinstance(slot_list, WildcardSlotList) or (slot_list is None and name in self.values["wildcards"]):
-                phrases = self.values["wildcards"].get(name)
-                if not phrases:
-                    raise UserError(f"no phrases for wildcard {{{name}}}: add them under wildcards: in "
-                                    f"{DATA_DIR / f'slots-{self.lang}.yaml'}")
-                text = self.rng.choice(phrases)
-                ctx["slots"][slot] = text
-                return text
-            if isinstance(slot_list, TextSlotList):
-                value = self.rng.choice(slot_list.values)
-                ctx["slots"][slot] = value.value_out
-                return self.walk(value.text_in, ctx)
-            if isinstance(slot_list, RangeSlotList):
-                numbers = list(slot_list.get_numbers())
-                number = self.rng.choice(numbers)
-                ctx["slots"][slot] = number
-                return self.number_text(number)
-            raise UserError(f"template uses undefined list {{{name}}}: define it under lists:")
+            ctx["span_slots"].append(expr.slot_name)
+            return _SPAN_START + self.list_text(expr, ctx) + _SPAN_END
         raise UserError(f"unsupported template expression {type(expr).__name__}")
+
+    def list_text(self, expr, ctx: dict) -> str:
+        """The text of a `{list}` reference; its value goes to ctx["slots"]."""
+        from hassil.intents import RangeSlotList, TextSlotList, WildcardSlotList
+        name, slot = expr.list_name, expr.slot_name
+        if name in ENTITY_LISTS:
+            text = self.entity_value(name, ctx["domains"])
+            ctx["slots"][slot] = text
+            return _MARK_START[name] + text + _MARK_END
+        slot_list = ctx["lists"].get(name)
+        if isinstance(slot_list, WildcardSlotList) or (slot_list is None and name in self.values["wildcards"]):
+            phrases = self.values["wildcards"].get(name)
+            if not phrases:
+                raise UserError(f"no phrases for wildcard {{{name}}}: add them under wildcards: in "
+                                f"{DATA_DIR / f'slots-{self.lang}.yaml'}")
+            text = self.rng.choice(phrases)
+            ctx["slots"][slot] = text
+            return text
+        if isinstance(slot_list, TextSlotList):
+            value = self.rng.choice(slot_list.values)
+            ctx["slots"][slot] = value.value_out
+            return self.walk(value.text_in, ctx)
+        if isinstance(slot_list, RangeSlotList):
+            numbers = list(slot_list.get_numbers())
+            number = self.rng.choice(numbers)
+            ctx["slots"][slot] = number
+            return self.number_text(number)
+        raise UserError(f"template uses undefined list {{{name}}}: define it under lists:")
 
     def templates(self, intent_name: str):
         """(intent data block, sentence) pairs of an intent."""
@@ -350,12 +397,15 @@ class Expander:
             "lists": {**self.intents.slot_lists, **data.slot_lists},
             "domains": domains,
             "slots": {},
+            "span_slots": [],
         }
-        text, masked = split_marked(clean_marked(self.walk(sentence.expression, ctx)))
+        text, spans, masked, masked_spans = split_marked_spans(clean_marked(self.walk(sentence.expression, ctx)),
+                                                               ctx["span_slots"])
         slots = {k: v for k, v in ctx["slots"].items()}
         for key, value in data.slots.items():      # fixed slots of the block (domain, ...)
             slots.setdefault(key, value)
-        return Sample(text=text, intent=intent_name, slots=slots, masked_text=masked)
+        return Sample(text=text, intent=intent_name, slots=slots, masked_text=masked, spans=spans,
+                      masked_spans=masked_spans)
 
 
 def block_domains(data) -> set[str]:
@@ -462,6 +512,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
             sample = expander.sample(name, data, sentence)
             if sample.masked_text is not None and mask_chosen(sample.text, seed, mask_names):
                 sample.text, sample.masked_text = sample.masked_text, sample.text   # masked_text: the other form
+                sample.spans, sample.masked_spans = sample.masked_spans, sample.spans
                 sample.slots["masked"] = True
             found.setdefault(normalize(sample.text), sample)
             attempts += 1
@@ -488,22 +539,22 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         n_val = int(len(rows) * val_fraction)
         for i, s in enumerate(rows):
             slots = {k: v for k, v in s.slots.items() if k != "masked"}
-            row = {"text": s.text, "intent": s.intent, "slots": slots}
+            row = {"text": s.text, "intent": s.intent, "slots": slots, "spans": s.spans}
             if mask_names > 0 and s.masked_text is not None:    # "masked" only on name-bearing rows
                 row["masked"] = bool(s.slots.get("masked"))
             (validation if i < n_val else train).append(row)
             if i < n_val and mask_names > 0 and s.masked_text is not None:
-                other_forms.append((row, s.masked_text))
+                other_forms.append((row, s.masked_text, s.masked_spans))
     # both forms of a name-bearing validation sentence, unless the other form is taken (a training sentence,
     # another validation sentence, or a sentence of another label)
     taken = {normalize(r["text"]) for r in train + validation}
     added_forms = 0
-    for row, text in other_forms:
+    for row, text, spans in other_forms:
         key = normalize(text)
         if key in taken or owners.get(key, {row["intent"]}) != {row["intent"]}:
             continue
         taken.add(key)
-        validation.append({**row, "text": text, "masked": not row["masked"]})
+        validation.append({**row, "text": text, "spans": spans, "masked": not row["masked"]})
         added_forms += 1
     ood_eval = []
     if ood:
