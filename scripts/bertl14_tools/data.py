@@ -244,8 +244,9 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 
 
 def load_ood(lang: str) -> list[str]:
-    """Our out-of-domain sentences for `lang`, in file order."""
-    return read_lines(DATA_DIR / f"ood-{check_lang(lang)}.txt")
+    """Our out-of-domain sentences for `lang`, in file order (`ood-<lang>.txt`, then `ood-extra-<lang>.txt`)."""
+    extra = DATA_DIR / f"ood-extra-{check_lang(lang)}.txt"
+    return read_lines(DATA_DIR / f"ood-{lang}.txt") + (read_lines(extra) if extra.exists() else [])
 
 
 def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True):
@@ -473,6 +474,7 @@ class Dataset:
     ood_eval: list[dict]
     stats: dict
     handwritten: list[dict] = field(default_factory=list)
+    natural: dict = field(default_factory=dict)
 
 
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
@@ -595,7 +597,10 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     if generated:
         stats["ood_generated"] = ood_generated
         stats["ood_split"]["train_generated"] = len(generated)
-    return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [])
+    natural = load_natural(lang) if builtin else {}
+    if natural:
+        stats["natural"] = {k: len(v) for k, v in natural.items()}
+    return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [], natural)
 
 
 def unseen_name_rows(rows: list[dict], lang: str) -> list[dict]:
@@ -640,6 +645,28 @@ def load_handwritten(lang: str) -> list[dict]:
     return read_jsonl(path) if path.exists() else []
 
 
+NATURAL_PARTS = ("validation", "test")
+
+
+def natural_part(text: str) -> str:
+    """`validation` or `test` for one of our natural commands, from a hash of its normalized text: half chooses
+    (the rule's `natural` part), half is only measured. Adding commands never moves an existing one."""
+    digest = hashlib.sha256(("natural\0" + normalize(text)).encode("utf-8")).digest()
+    return NATURAL_PARTS[digest[0] % 2]
+
+
+def load_natural(lang: str) -> dict[str, list[dict]]:
+    """Our hand-written natural commands with their slot values (`data/natural-<lang>.jsonl`: written by people
+    who never saw the templates nor the public test), split by natural_part; {} when there is no such file."""
+    path = DATA_DIR / f"natural-{check_lang(lang)}.jsonl"
+    if not path.exists():
+        return {}
+    parts: dict[str, list[dict]] = {p: [] for p in NATURAL_PARTS}
+    for row in read_jsonl(path):
+        parts[natural_part(row["text"])].append(row)
+    return parts
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for row in rows:
@@ -663,6 +690,8 @@ def write_dataset(ds: Dataset, out: Path) -> None:
     write_jsonl(out / "ood.jsonl", ds.ood_eval)
     if ds.handwritten:
         write_jsonl(out / "handwritten.jsonl", ds.handwritten)
+    for part, rows in ds.natural.items():     # natural-validation.jsonl chooses, natural-test.jsonl is measured
+        write_jsonl(out / f"natural-{part}.jsonl", rows)
     (out / "stats.json").write_text(json.dumps(ds.stats, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
                                     encoding="utf-8")
 

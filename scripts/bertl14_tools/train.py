@@ -150,6 +150,11 @@ def encode(tokenizer, texts: list[str], max_len: int = MAX_LEN):
     return tokenizer(texts, padding=True, truncation=True, max_length=max_len, return_tensors="pt")
 
 
+def intent_logits(output):
+    """The intent logits of a model's output (a plain classifier's, or the joint model's first)."""
+    return output[0] if isinstance(output, tuple) else output.logits
+
+
 def predict_logits(model, tokenizer, texts: list[str], batch: int = 256):
     import torch
     model.eval()
@@ -157,8 +162,93 @@ def predict_logits(model, tokenizer, texts: list[str], batch: int = 256):
     with torch.no_grad():
         for i in range(0, len(texts), batch):
             enc = encode(tokenizer, texts[i:i + batch])
-            out.append(model(**enc).logits)
+            out.append(intent_logits(model(**enc)))
     return torch.cat(out) if out else torch.zeros(0)
+
+
+def joint_model_class():
+    """`BertForSequenceClassification` with a slot-tag head: one linear layer on every token's last hidden row
+    (`token_classifier`, config.num_tags outputs) beside the intent head on the pooled [CLS] row. Saved as a
+    plain Hugging Face folder; readers that know no tag head load it as the intent classifier it also is."""
+    import torch
+    from transformers import BertForSequenceClassification
+
+    class BertForIntentAndSlots(BertForSequenceClassification):
+        def __init__(self, config):
+            super().__init__(config)
+            tags = getattr(config, "num_tags", 0)
+            self.token_classifier = torch.nn.Linear(config.hidden_size, tags) if tags else None
+            self.post_init()
+
+        def forward(self, input_ids=None, attention_mask=None, token_type_ids=None, **_):
+            out = self.bert(input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            logits = self.classifier(self.dropout(out.pooler_output))
+            if self.token_classifier is None:
+                return logits, None
+            return logits, self.token_classifier(self.dropout(out.last_hidden_state))
+
+    return BertForIntentAndSlots
+
+
+TEMPERATURES = [round(0.25 + 0.05 * i, 2) for i in range(76)]     # 0.25 .. 4.0
+
+
+def fit_temperature(model, tokenizer, rows: list[dict], label_id: dict[str, int]) -> float:
+    """The temperature T (of TEMPERATURES) whose softmax(logits / T) has the least negative log-likelihood on
+    `rows` (temperature scaling: it moves the scores, never the argmax)."""
+    import torch
+    if not rows:
+        return 1.0
+    logits = predict_logits(model, tokenizer, [r["text"] for r in rows])
+    gold = torch.tensor([label_id[r["intent"]] for r in rows])
+    nll = {t: torch.nn.functional.cross_entropy(logits / t, gold).item() for t in TEMPERATURES}
+    return min(TEMPERATURES, key=lambda t: (nll[t], abs(t - 1.0)))
+
+
+def span_accuracy(model, tok, rows: list[dict], tags: list[str]) -> float | None:
+    """Share of the rows with slot spans whose decoded spans (tagging.decode) equal their spans exactly."""
+    import torch
+    from .tagging import decode
+    rows = [r for r in rows if r.get("spans")]
+    if not rows:
+        return None
+    model.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(rows), 256):
+            part = rows[i:i + 256]
+            encs = tok.encode_batch([r["text"] for r in part])
+            ids = pad_batch([e.ids for e in encs], 0)
+            _, tag_logits = model(input_ids=ids, attention_mask=(ids != 0).long())
+            for e, r, t in zip(encs, part, tag_logits.argmax(-1).tolist()):
+                got = decode(t[:len(e.ids)], e.offsets, tags)
+                right += sorted(got) == sorted((slot, a, b) for a, b, slot in r["spans"])
+    return round(right / len(rows), 4)
+
+
+def wordpiece(vocab_file: Path):
+    """The fast WordPiece tokenizer of a vocabulary (the same ids as BertTokenizer, plus character offsets)."""
+    from tokenizers import BertWordPieceTokenizer
+    tok = BertWordPieceTokenizer(str(vocab_file), lowercase=True, strip_accents=None, clean_text=True,
+                                 handle_chinese_chars=True)
+    tok.enable_truncation(MAX_LEN)
+    return tok
+
+
+def encode_rows(tok, rows: list[dict], tag_index: dict[str, int] | None):
+    """Token ids of every row and, with a tag set, its per-token slot tags (tagging.token_tags)."""
+    from .tagging import token_tags
+    encs = tok.encode_batch([r["text"] for r in rows])
+    ids = [e.ids for e in encs]
+    if not tag_index:
+        return ids, None
+    return ids, [token_tags(e.offsets, r.get("spans", []), tag_index) for e, r in zip(encs, rows)]
+
+
+def pad_batch(seqs: list[list[int]], value: int):
+    import torch
+    width = max(len(x) for x in seqs)
+    return torch.tensor([x + [value] * (width - len(x)) for x in seqs])
 
 
 def evaluate(model, tokenizer, rows: list[dict], labels: list[str]) -> dict:
@@ -207,6 +297,8 @@ def run(args) -> int:
         raise UserError("--none-weight must be positive")
     if not 0 <= args.word_dropout < 1:
         raise UserError("--word-dropout must be a fraction in [0, 1) (e.g. 0.1)")
+    if args.slot_weight < 0:
+        raise UserError("--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)")
     torch.set_num_threads(max(1, min(2, args.threads)))
     if args.measure_only:
         if not (out / "config.json").exists():
@@ -228,10 +320,17 @@ def run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.time()
 
+    from .tagging import IGNORE, tag_names
+    tags = tag_names({s for r in train_rows for _, _, s in r.get("spans", [])}) if args.slot_weight > 0 else []
+    if len(tags) == 1:
+        tags = []          # no slot spans in the data: intent only
+    tag_index = {t: i for i, t in enumerate(tags)}
+    Joint = joint_model_class()
     if arch.get("pretrained") == "minilm":
         src = minilm_dir()
         tokenizer = BertTokenizer.from_pretrained(src)
-        model = BertForSequenceClassification.from_pretrained(src, num_labels=len(labels))
+        config = transformers.BertConfig.from_pretrained(src, num_labels=len(labels), num_tags=len(tags))
+        model = Joint.from_pretrained(src, config=config)
         vocab = [tok for tok, _ in sorted(tokenizer.vocab.items(), key=lambda kv: kv[1])]
         lr = args.lr or 5e-5
     else:
@@ -243,8 +342,9 @@ def run(args) -> int:
         config = BertConfig(vocab_size=len(vocab), hidden_size=arch["hidden"], num_hidden_layers=arch["layers"],
                             num_attention_heads=arch["heads"], intermediate_size=arch["intermediate"],
                             hidden_act="gelu_pytorch_tanh", max_position_embeddings=64, type_vocab_size=2,
-                            hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, num_labels=len(labels))
-        model = BertForSequenceClassification(config)
+                            hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, num_labels=len(labels),
+                            num_tags=len(tags))
+        model = Joint(config)
         lr = args.lr or 1e-3
     model.config.id2label = dict(enumerate(labels))
     model.config.label2id = label_id
@@ -253,7 +353,10 @@ def run(args) -> int:
     if args.teacher:
         teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
 
-    texts = [r["text"] for r in train_rows]
+    if arch.get("pretrained"):
+        tokenizer.save_vocabulary(str(out))
+    tok = wordpiece(out / "vocab.txt")
+    train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
     steps_per_epoch = math.ceil(len(balanced_indexes(y.tolist(), random.Random(0), none_id, args.none_weight))
@@ -275,14 +378,19 @@ def run(args) -> int:
                 if step >= total_steps:
                     break
                 idx = order[b:b + args.batch]
-                enc = encode(tokenizer, [texts[i] for i in idx])
+                ids = pad_batch([train_ids[i] for i in idx], tokenizer.pad_token_id)
+                enc = {"input_ids": ids, "attention_mask": (ids != tokenizer.pad_token_id).long()}
                 if args.word_dropout > 0:   # words read as unknown: no single word may decide an intent
                     ids = enc["input_ids"]
                     drop = (torch.rand(ids.shape, generator=dropout_rng) < args.word_dropout) \
                         & (enc["attention_mask"] == 1) & (ids != tokenizer.cls_token_id) & (ids != tokenizer.sep_token_id)
                     enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
-                logits = model(**enc).logits
+                logits, tag_logits = model(**enc)
                 loss = torch.nn.functional.cross_entropy(logits, y[idx])
+                if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
+                    target = pad_batch([train_tags[i] for i in idx], IGNORE)
+                    loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
+                        tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
                 if teacher_logits is not None:
                     soft = torch.nn.functional.kl_div(torch.log_softmax(logits / temp, -1),
                                                       torch.softmax(teacher_logits[idx] / temp, -1),
@@ -298,9 +406,18 @@ def run(args) -> int:
                 bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
             val = evaluate(model, tokenizer, val_rows, labels)
             history.append({"epoch": epoch + 1, "val_accuracy": val.get("accuracy")})
+            if tags:
+                history[-1]["val_slot_spans"] = span_accuracy(model, tok, val_rows, tags)
             if not args.quiet:
-                print(f"epoch {epoch + 1}: validation accuracy {val.get('accuracy')}", file=sys.stderr)
+                print(f"epoch {epoch + 1}: validation accuracy {val.get('accuracy')}"
+                      + (f", slot spans {history[-1]['val_slot_spans']}" if tags else ""), file=sys.stderr)
     train_seconds = time.time() - t_start
+    # calibrated scores: the intent logits divided by the temperature that fits the validation split best,
+    # folded into the classifier so the converted model (and the device) gives the calibrated score
+    temperature = fit_temperature(model, tokenizer, val_rows, label_id) if args.calibrate else 1.0
+    with torch.no_grad():
+        model.classifier.weight /= temperature
+        model.classifier.bias /= temperature
 
     # ---- save the Hugging Face folder
     model.eval()
@@ -311,10 +428,14 @@ def run(args) -> int:
             (out / extra).unlink(missing_ok=True)
     write_tokenizer_files(out, vocab)
     (out / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (out / "tags.json").unlink(missing_ok=True)
+    if tags:
+        (out / "tags.json").write_text(json.dumps(tags, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
     training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,
-                "none_weight": args.none_weight, "word_dropout": args.word_dropout,
+                "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
+                "temperature": temperature, "slot_tags": len(tags),
                 "train_seconds": round(train_seconds), "history": history, "command": command_line(args),
                 "train_sentences": len(train_rows), "dataset": stats, "data": args.data}
     (out / "training.json").write_text(json.dumps({"training": training}, ensure_ascii=False, indent=1) + "\n",
@@ -331,10 +452,11 @@ SELECTION_RULE = (f"maximise in-domain validation accuracy (a top score under th
                   f"data, never the public test")
 
 
-RULE_PARTS = ("in_domain", "unmasked", "masked", "handwritten")
+RULE_PARTS = ("in_domain", "unmasked", "masked", "handwritten", "natural")
 
 
-def in_domain_parts(val_rows: list[dict], handwritten: list[dict], lang: str | None = None) -> dict[str, list[dict]]:
+def in_domain_parts(val_rows: list[dict], handwritten: list[dict], lang: str | None = None,
+                    natural: list[dict] | None = None) -> dict[str, list[dict]]:
     """The in-domain validation parts the rule averages: template sentences as written (`unmasked`), with
     placeholders (`masked`, from `bertl14 dataset --mask-names`), the masked ones with names that no training
     sentence has (`unseen_names`, data.unseen_name_rows: a device without a registry), and our hand-written
@@ -346,7 +468,8 @@ def in_domain_parts(val_rows: list[dict], handwritten: list[dict], lang: str | N
     parts = {"unmasked": [r for r in in_val if not r.get("masked")],
              "masked": [r for r in in_val if r.get("masked")],
              "unseen_names": unseen_name_rows(in_val, lang) if lang in LANGUAGES else [],
-             "handwritten": [r for r in handwritten if r["intent"] != "none"]}
+             "handwritten": [r for r in handwritten if r["intent"] != "none"],
+             "natural": [r for r in natural or [] if r["intent"] != "none"]}
     return {k: v for k, v in parts.items() if v}
 
 
@@ -409,8 +532,12 @@ def measure(out: Path, data_dir: Path, no_test: bool = False) -> int:
     ood_rows = read_split(data_dir, "ood.jsonl") if (data_dir / "ood.jsonl").exists() else []
     handwritten = ([r for r in read_split(data_dir, "handwritten.jsonl") if r["intent"] in labels]
                    if (data_dir / "handwritten.jsonl").exists() else [])
-    parts = in_domain_parts(val_rows, handwritten, stats.get("lang"))
-    ood_val = [r for r in val_rows if r["intent"] == "none"]
+    natural = {part: [r for r in read_split(data_dir, f"natural-{part}.jsonl") if r["intent"] in labels]
+               for part in ("validation", "test") if (data_dir / f"natural-{part}.jsonl").exists()}
+    parts = in_domain_parts(val_rows, handwritten, stats.get("lang"), natural.get("validation"))
+    # out-of-domain validation: the written split and our natural set's non-commands (validation half)
+    ood_val = [r for r in val_rows if r["intent"] == "none"] + [
+        r for r in natural.get("validation", []) if r["intent"] == "none"]
 
     def probs_of(rows):
         if not rows:
@@ -440,6 +567,12 @@ def measure(out: Path, data_dir: Path, no_test: bool = False) -> int:
             accepted = sum(p != "none" for p in accepted_predictions(ood_probs, labels, t))
             results[key] = {"n": len(ood_rows), "accepted": accepted, "rate": round(accepted / len(ood_rows), 4),
                             "min_score": t, "split": "ood test (ood.jsonl), measured only"}
+    if natural.get("test"):     # our natural commands' held-out half: measured, never used to choose
+        rows = natural["test"]
+        pred = accepted_predictions(probs_of(rows), labels, threshold)
+        results["natural_test"] = {**strip_pred(evaluate(model, tokenizer, rows, labels)),
+                                   "accuracy_at_threshold": accuracy(rows, pred),
+                                   "split": "natural-test.jsonl (hash half of data/natural-<lang>.jsonl), measured only"}
     lang = stats.get("lang")
     tdir = test_data_dir()
     if lang and tdir and (tdir / f"{lang}.jsonl").exists() and not no_test:
@@ -611,6 +744,11 @@ def register(subparsers) -> None:
                    help="weight of the out-of-domain `none` class in the epoch's example order (default 1)")
     p.add_argument("--word-dropout", type=float, default=0.0, metavar="P",
                    help="replace each word piece of a training sentence by [UNK] with probability P (default 0)")
+    p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                   help="keep the raw scores (default: temperature-scale them on the validation split, so that "
+                        "a score threshold keeps its meaning)")
+    p.add_argument("--slot-weight", type=float, default=1.0, metavar="W",
+                   help="weight of the slot-tagging loss beside the intent loss; 0 trains no slot tagger (default 1)")
     p.add_argument("--calibration", type=int, default=300, help="calibration sentences to ship (default 300)")
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
     p.add_argument("--quiet", action="store_true")
@@ -627,8 +765,10 @@ def command_line(args) -> str:
     parts += ["--epochs", str(args.epochs), "--seed", str(args.seed)]
     if args.threads != 2:
         parts += ["--threads", str(args.threads)]
+    if not args.calibrate:
+        parts.append("--no-calibrate")
     for flag, value, default in (("--batch", args.batch, 64), ("--lr", args.lr, None), ("--none-weight", args.none_weight, 1.0),
-                                 ("--word-dropout", args.word_dropout, 0.0),
+                                 ("--word-dropout", args.word_dropout, 0.0), ("--slot-weight", args.slot_weight, 1.0),
                                  ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300)):
         if value != default:
             parts += [flag, str(value)]

@@ -1,0 +1,59 @@
+"""Slot tagging: BIO tags over the model's tokens, from the slot spans of `bertl14 dataset` rows to training
+targets, and from a tagger's per-token answers back to spans of the input text.
+
+A tag set is ["O", "B-<slot>", "I-<slot>", ...] with Home Assistant's slot names, sorted. A token belongs to a
+span when its first character lies inside it; the first such token is B-, the others I- (WordPiece
+continuations included). Decoding is the device's rule (the same in C, app/src/slots.c): a span opens at B-x,
+or at I-x that does not continue an x span, and grows over the following I-x tokens; it covers the input from
+its first token's start to its last token's end. [CLS], [SEP] and tokens that cover no input are never in a
+span.
+"""
+from __future__ import annotations
+
+IGNORE = -100     # the loss skips [CLS], [SEP] and padding
+
+
+def tag_names(slots) -> list[str]:
+    """The BIO tag set of these slot names."""
+    names = ["O"]
+    for slot in sorted(set(slots)):
+        names += [f"B-{slot}", f"I-{slot}"]
+    return names
+
+
+def token_tags(offsets, spans, tag_index: dict[str, int]) -> list[int]:
+    """Training target of one sentence: a tag id per token (IGNORE for tokens that cover no text).
+    `offsets`: (start, end) of each token in the text, (0, 0) for special tokens; `spans`: [start, end, slot]."""
+    out = []
+    opened = set()
+    for start, end in offsets:
+        if end <= start:
+            out.append(IGNORE)
+            continue
+        tag = 0
+        for i, (a, b, slot) in enumerate(spans):
+            key = f"B-{slot}"
+            if a <= start < b and key in tag_index:
+                tag = tag_index[f"I-{slot}"] if i in opened else tag_index[key]
+                opened.add(i)
+                break
+        out.append(tag)
+    return out
+
+
+def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
+    """(slot, start, end) spans of one sentence from its per-token tag ids (the device's rule, module doc)."""
+    spans: list[list] = []
+    current = None
+    for tag, (start, end) in zip(tags, offsets):
+        name = names[tag] if 0 <= tag < len(names) else "O"
+        if end <= start or name == "O":
+            current = None
+            continue
+        kind, slot = name[0], name[2:]
+        if kind == "I" and current is not None and current[0] == slot:
+            current[2] = end
+            continue
+        current = [slot, start, end]
+        spans.append(current)
+    return [tuple(s) for s in spans]
