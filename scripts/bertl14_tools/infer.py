@@ -6,9 +6,17 @@ With `--json` every command prints one JSON object a line (the contract later to
 
   tokenize  {"text", "ids"}
   embed     {"text", "cls"} (+ "cls_int8", "cls_scale" for integer engines: cls = cls_int8 * cls_scale)
-  predict   {"text", "intent", "score", "tokens"}   (score in [0, 1], for integer engines the device's
+  predict   {"text", "intent", "score", "tokens"} (+ "best")   (score in [0, 1], for integer engines the device's
             printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP])
-  eval      {"n", "accuracy", "macro_f1", "agreement_with_float"}
+  eval      {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax", "min_score",
+             "agreement_with_float"}
+
+`predict` and `eval` answer as the firmware does (answer.py, app/src/protocol.c): a best label whose score, in
+integer thousandths, is under the model's `min_score` (training.json, compiled into the firmware as
+BERTL14_MIN_SCORE_MILLI) answers "intent": "none" with "best": the label; the model's own `none` class answers
+"none" without "best". `--min-score X` sets another threshold, `--min-score 0` gives the plain argmax. `eval`'s
+"accuracy" / "macro_f1" are those of the device's answers, "accuracy_argmax" / "macro_f1_argmax" those of the
+best label without the threshold.
 
 `tokenize`, `predict` and `eval` take `--entities FILE` (a registry YAML, or a `*_home.json` of the public test data): the
 registry is compiled for the model's tokenizer options and every text goes through the matcher first (docs/
@@ -47,6 +55,7 @@ class Prediction:
     label: int
     score: float
     tokens: int
+    score_milli: int    # the score the threshold compares: the device's thousandths (float engine: rounded)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -69,7 +78,7 @@ class FloatEngine:
         if r.logits is None:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         p = self.fe.softmax(r.logits)
-        return Prediction(int(np.argmax(r.logits)), float(p.max()), len(ids))
+        return Prediction(int(np.argmax(r.logits)), float(p.max()), len(ids), int(round(float(p.max()) * 1000)))
 
 
 class RefEngine:
@@ -94,7 +103,7 @@ class RefEngine:
         if not self.qm.has_classifier:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.ref.encode(self.qm, ids)
-        return Prediction(int(r.label), r.score / 1000.0, len(ids))  # what the device prints, thousandths
+        return Prediction(int(r.label), r.score / 1000.0, len(ids), int(r.score))  # what the device prints
 
 
 class CEngine(RefEngine):
@@ -124,7 +133,7 @@ class CEngine(RefEngine):
         if not self.model.labels:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.eng.classify(ids)
-        return Prediction(int(r.label), r.score_milli / 1000.0, len(ids))
+        return Prediction(int(r.label), r.score_milli / 1000.0, len(ids), int(r.score_milli))
 
 
 ENGINES = {"ref": RefEngine, "c": CEngine, "float": FloatEngine}
@@ -195,6 +204,42 @@ class Entities:
         for s in slots:
             out.setdefault(s.kind, s.name)
         return out
+
+
+# ------------------------------------------------------------------------------------------------------
+# the device's answer: registry, model, threshold
+# ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Answer:
+    intent: str             # what the firmware answers: the label, or "none"
+    best: str | None        # the label answered "none" for being under the threshold (the firmware's best=)
+    label: str              # the best label, whatever the threshold
+    score: float            # its score in [0, 1]
+    score_milli: int
+    tokens: int
+    masked: str             # the text the model read (names replaced with --entities)
+    slots: list[Slot]
+
+
+class Answerer:
+    """One sentence as the firmware answers it: the registry's names replaced (with `entities`), the model,
+    then the score threshold (answer.device_answer; `min_score_milli` None: the model's own)."""
+
+    def __init__(self, model: Model, engine: str, entities: Entities | None = None,
+                 min_score_milli: int | None = None):
+        from . import answer
+        self.model, self.entities, self.labels = model, entities, model.labels
+        self.eng = make_engine(engine, model)
+        self.min_score_milli = answer.model_min_score_milli(model) if min_score_milli is None else min_score_milli
+        self.device_answer = answer.device_answer
+
+    def __call__(self, text: str) -> Answer:
+        masked, slots = self.entities.apply(text) if self.entities else (text, [])
+        p = self.eng.predict(self.model.encode(masked))
+        label = self.labels[p.label]
+        intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
+        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots)
 
 
 def tokenize_texts(model: Model, texts: list[str], engine: str) -> list[list[int]]:
@@ -291,32 +336,41 @@ def _entities(args, model: Model) -> Entities | None:
     return Entities(args.entities, model, args.engine, args.max_slots) if args.entities else None
 
 
+def _min_score(args, model: Model) -> int:
+    from .answer import min_score_for
+    return min_score_for(model, args.min_score)
+
+
 def cmd_predict(args) -> int:
     model = open_model(args.model, progress=sys.stderr.isatty())
-    eng = make_engine(args.engine, model)
     ent = _entities(args, model)
-    labels = model.labels
+    run = Answerer(model, args.engine, ent, _min_score(args, model))
     for text in _texts(args):
-        masked, slots = ent.apply(text) if ent else (text, [])
-        p = eng.predict(model.encode(masked))
-        obj = {"text": text, "intent": labels[p.label], "score": round(p.score, 6), "tokens": p.tokens}
-        human = f"{labels[p.label]}\t{p.score:.3f}\t{text}"
+        a = run(text)
+        obj = {"text": text, "intent": a.intent, "score": round(a.score, 6), "tokens": a.tokens}
+        human = f"{a.intent}\t{a.score:.3f}\t{text}"
+        if a.best is not None:
+            obj["best"] = a.best
+            human += f"\tbest={a.best}"
         if ent:
-            obj.update(masked=masked, slots=[s.as_dict() for s in slots])
-            human += "".join(f"\t{s.kind}={s.name}" for s in slots)
+            obj.update(masked=a.masked, slots=[s.as_dict() for s in a.slots])
+            human += "".join(f"\t{s.kind}={s.name}" for s in a.slots)
         _emit(obj, args.json, human)
     return 0
 
 
 def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True,
-             entities: Entities | None = None, expected: list[dict] | None = None) -> dict:
-    """Intent accuracy, macro-F1, agreement with the float model; with `entities`, the texts go through the
-    matcher first and, with `expected` (slots.expected_slots of each record), slot accuracy is added."""
+             entities: Entities | None = None, expected: list[dict] | None = None,
+             min_score_milli: int | None = None) -> dict:
+    """Intent accuracy and macro-F1 of the device's answers (the threshold `min_score_milli`, None: the model's
+    own) and of the best label without it, agreement of the best label with the float model; with `entities`,
+    the texts go through the matcher first and, with `expected` (slots.expected_slots of each record), slot
+    accuracy is added."""
     from .slots import SlotScore
-    eng = make_engine(engine, model)
+    run = Answerer(model, engine, entities, min_score_milli)
     labels = model.labels
     unknown = sorted(set(gold) - set(labels))
-    pred, ref_pred = [], []
+    pred, best, ref_pred = [], [], []
     flt = None
     if engine != "float" and model.has_float:
         flt = FloatEngine(model)
@@ -324,23 +378,26 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
     with_names = 0
     for n, text in enumerate(tqdm(texts, desc=f"eval ({engine})", unit="sent", disable=not progress,
                                   leave=False)):
+        a = run(text)
         if entities:
-            text, slots = entities.apply(text)
-            with_names += bool(slots)
+            with_names += bool(a.slots)
             if expected is not None:
-                score.add(expected[n], entities.found(slots), entities.registry)
-        ids = model.encode(text)
-        pred.append(labels[eng.predict(ids).label])
+                score.add(expected[n], entities.found(a.slots), entities.registry)
+        pred.append(a.intent)
+        best.append(a.label)
         if flt is not None:
-            ref_pred.append(labels[flt.predict(ids).label])
+            ref_pred.append(labels[flt.predict(model.encode(a.masked)).label])
     acc = float(np.mean([g == p for g, p in zip(gold, pred)]))
+    acc_argmax = float(np.mean([g == p for g, p in zip(gold, best)]))
     if engine == "float":
         agree = 1.0
     elif flt is not None:
-        agree = float(np.mean([a == b for a, b in zip(pred, ref_pred)]))
+        agree = float(np.mean([a == b for a, b in zip(best, ref_pred)]))
     else:
         agree = None
     out = {"n": len(texts), "accuracy": round(acc, 6), "macro_f1": round(macro_f1(gold, pred), 6),
+           "accuracy_argmax": round(acc_argmax, 6), "macro_f1_argmax": round(macro_f1(gold, best), 6),
+           "min_score": run.min_score_milli / 1000,
            "agreement_with_float": None if agree is None else round(agree, 6)}
     if unknown:
         out["unknown_intents"] = unknown
@@ -359,14 +416,16 @@ def cmd_eval(args) -> int:
     texts, gold = [r["text"] for r in records], [str(r["intent"]) for r in records]
     ent = _entities(args, model)
     res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty(), entities=ent,
-                   expected=[expected_slots(r) for r in records] if ent else None)
+                   expected=[expected_slots(r) for r in records] if ent else None,
+                   min_score_milli=_min_score(args, model))
     if args.json:
         print(json.dumps(res, ensure_ascii=False))
     else:
         agree = "n/a (float model not available)" if res["agreement_with_float"] is None \
             else f"{res['agreement_with_float']:.4f}"
-        line = (f"n={res['n']} accuracy={res['accuracy']:.4f} macro_f1={res['macro_f1']:.4f} "
-                f"agreement_with_float={agree}")
+        line = (f"n={res['n']} accuracy={res['accuracy']:.4f} macro_f1={res['macro_f1']:.4f} (at min_score "
+                f"{res['min_score']:.3f}; without: accuracy={res['accuracy_argmax']:.4f} "
+                f"macro_f1={res['macro_f1_argmax']:.4f}) agreement_with_float={agree}")
         if ent:
             sl = res["slots"]
             acc = "n/a" if sl["accuracy"] is None else f"{sl['accuracy']:.4f}"
@@ -401,14 +460,22 @@ def register(subparsers) -> None:
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_embed)
 
-    p = subparsers.add_parser("predict", help="intent and score of texts")
+    def min_score(p):
+        p.add_argument("--min-score", type=float, default=None, metavar="X",
+                       help="score threshold in 0..1, compared in thousandths as on the device: a best label "
+                            "under it answers none (default: the model's own min_score, training.json, as the "
+                            "firmware; 0: the plain argmax)")
+
+    p = subparsers.add_parser("predict", help="intent and score of texts, answered as the firmware does")
     common(p, ["ref", "c", "float"], "ref")
     entities(p)
+    min_score(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_predict)
 
-    p = subparsers.add_parser("eval", help="accuracy and macro-F1 on a labelled JSONL file")
+    p = subparsers.add_parser("eval", help="accuracy and macro-F1 on a labelled JSONL file (device answers and argmax)")
     common(p, ["ref", "c", "float"], "ref")
     p.add_argument("--data", required=True, metavar="FILE.jsonl", help="lines with \"text\" and \"intent\"")
     entities(p)
+    min_score(p)
     p.set_defaults(func=cmd_eval)

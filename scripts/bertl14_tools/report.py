@@ -72,34 +72,28 @@ def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
     return (int(flash) if flash is not None else None), (int(ram) if ram is not None else None)
 
 
-def predict_scored(model, engine: str, texts: list[str]) -> list[tuple[str, float]]:
-    """(label, score) of every text; integer engines give the device's score (thousandths)."""
+def predict_scored(model, engine: str, texts: list[str], entities=None) -> list[tuple[str, int]]:
+    """(best label, score in thousandths) of every text, without a threshold (infer.Answerer: with `entities`,
+    the names replaced first, as on the device); integer engines give the device's score."""
     from tqdm import tqdm
-    from .infer import make_engine
-    eng = make_engine(engine, model)
+    from .infer import Answerer
+    run = Answerer(model, engine, entities, min_score_milli=0)
     out = []
     for t in tqdm(texts, desc=f"predict ({engine})", unit="sent", leave=False):
-        p = eng.predict(model.encode(t))
-        out.append((model.labels[p.label], p.score))
+        a = run(t)
+        out.append((a.label, a.score_milli))
     return out
 
 
-def predict_all(model, engine: str, texts: list[str]) -> list[str]:
-    return [label for label, _ in predict_scored(model, engine, texts)]
+def predict_all(model, engine: str, texts: list[str], entities=None) -> list[str]:
+    return [label for label, _ in predict_scored(model, engine, texts, entities)]
 
 
-def apply_min_score(scored: list[tuple[str, float]], min_score: float) -> list[str]:
-    """The device's answer: the label when its score reaches min_score, else `none`."""
-    return [label if score >= min_score - 1e-9 else "none" for label, score in scored]
-
-
-def shipped_min_score(model_dir) -> float | None:
-    """`min_score` of a model folder (training.json, written by `bertl14 train`), or None."""
-    path = Path(model_dir) / "training.json"
-    if not path.exists():
-        return None
-    value = json.loads(path.read_text(encoding="utf-8")).get("min_score")
-    return None if value is None else float(value)
+def apply_min_score(scored: list[tuple[str, int]], min_score_milli: int) -> list[str]:
+    """The device's answers (answer.device_answer) for (label, score in thousandths) pairs at a threshold in
+    thousandths."""
+    from .answer import device_answer
+    return [device_answer(label, milli, min_score_milli)[0] for label, milli in scored]
 
 
 def run(args) -> int:
@@ -109,25 +103,24 @@ def run(args) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    from .answer import min_score_for
     texts, gold = read_eval_data(args.data)
     model = open_model(args.model)
-    masked = lambda rows: rows                                  # noqa: E731  (no registry: texts as they are)
+    ent = None
     if args.entities:
         from .infer import Entities
         ent = Entities(args.entities, model, args.engine)
-        masked = lambda rows: [ent.apply(t)[0] for t in rows]   # noqa: E731
-        texts = masked(texts)
-    scored = predict_scored(model, args.engine, texts)
+    scored = predict_scored(model, args.engine, texts, ent)
     pred = [label for label, _ in scored]
     acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
-    min_score = args.min_score if args.min_score is not None else (shipped_min_score(args.model) or 0.0)
+    milli = min_score_for(model, args.min_score)
+    min_score = milli / 1000
     at_threshold = {"min_score": min_score,
-                    "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, min_score))) / len(gold)}
+                    "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, milli))) / len(gold)}
     if args.ood:
         ood_texts, _ = read_eval_data(args.ood)
-        ood_texts = masked(ood_texts)
-        ood_scored = predict_scored(model, args.engine, ood_texts)
-        for key, t in (("ood_false_accept_no_threshold", 0.0), ("ood_false_accept", min_score)):
+        ood_scored = predict_scored(model, args.engine, ood_texts, ent)
+        for key, t in (("ood_false_accept_no_threshold", 0), ("ood_false_accept", milli)):
             accepted = sum(p != "none" for p in apply_min_score(ood_scored, t))
             at_threshold[key] = {"n": len(ood_texts), "accepted": accepted, "rate": accepted / len(ood_texts)}
     rows = per_label_scores(gold, pred)
@@ -144,7 +137,7 @@ def run(args) -> int:
             for prune in range(heads):
                 m = open_model(args.model, ConvertOptions(max_seq_len=seq, prune_heads=prune, progress=False),
                                progress=False)
-                p = predict_all(m, args.engine, texts)
+                p = predict_all(m, args.engine, texts, ent)
                 flash, ram = manifest_memory(m.manifest)
                 points.append({"max_seq_len": seq, "prune_heads": prune, "flash": flash, "work_buffer": ram,
                                "accuracy": sum(g == q for g, q in zip(gold, p)) / len(gold)})
@@ -198,7 +191,8 @@ def register(subparsers) -> None:
     p.add_argument("--seq-lens", type=int, nargs="+", default=[16, 32, 64])
     p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
     p.add_argument("--min-score", type=float,
-                   help="score threshold (default: the model's shipped min_score from training.json, else 0)")
+                   help="score threshold in 0..1, compared in thousandths as on the device (default: the model's "
+                        "own min_score from training.json, else 0)")
     p.add_argument("--entities", metavar="FILE",
                    help="registry (YAML or *_home.json): names become placeholders before tokenizing, as on a device")
     p.add_argument("--ood", metavar="FILE.jsonl",

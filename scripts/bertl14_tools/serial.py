@@ -219,6 +219,7 @@ class Expected:
     label: str
     cls: bytes
     slots: dict = field(default_factory=dict)   # names=, name=, area=, floor=, entity_area= (with a registry)
+    best: str | None = None                     # best= (a label answered none for its score)
 
 
 def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) -> dict[str, str]:
@@ -265,6 +266,7 @@ class Reference:
             self.objects = R.table_objects(registry_words)
 
     def expect(self, text: str) -> Expected:
+        from .answer import device_answer
         slots = {}
         if self.matcher is not None:
             st, out, found = self.matcher.match(text, self.max_names)
@@ -276,9 +278,9 @@ class Reference:
         r = self.ref.encode(self.qm, ids)
         label = self.labels[int(r.label)]
         score = int(r.score)
-        intent = label if (score >= self.min_score and label != "none") else "none"
+        intent, best = device_answer(label, score, self.min_score)
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
-                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots)
+                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best)
 
 
 def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
@@ -289,6 +291,8 @@ def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
     diffs = []
     if f.get("intent") != exp.intent:
         diffs.append(f"intent {f.get('intent')} != {exp.intent}")
+    if f.get("best") != exp.best:
+        diffs.append(f"best {f.get('best')} != {exp.best}")
     if f.get("score") != exp.score:
         diffs.append(f"score {f.get('score')} != {exp.score}")
     if f.get("tokens") != str(exp.tokens):

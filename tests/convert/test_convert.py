@@ -185,7 +185,9 @@ def test_cli_json_contract(tiny_conv, tmp_path):
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps({"text": t, "intent": "intent_1"}) + "\n" for t in CALIB))
     res = _lines(run_cli("eval", "--model", m, "--data", data, "--json"))
-    assert len(res) == 1 and set(res[0]) == {"n", "accuracy", "macro_f1", "agreement_with_float"}
+    assert len(res) == 1 and set(res[0]) == {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax",
+                                             "min_score", "agreement_with_float"}
+    assert res[0]["min_score"] == 0 and res[0]["accuracy"] == res[0]["accuracy_argmax"]   # no training.json
     assert res[0]["n"] == len(CALIB) and 0 <= res[0]["accuracy"] <= 1
     assert res[0]["agreement_with_float"] is not None  # the source folder is found next to the output
 

@@ -26,6 +26,19 @@ def test_confusion_png(tmp_path):
 
 
 def test_min_score_answers_none_like_the_device():
-    scored = [("a", 0.9), ("b", 0.55), ("none", 0.99), ("c", 0.549)]
-    assert apply_min_score(scored, 0.55) == ["a", "b", "none", "none"]
-    assert apply_min_score(scored, 0.0) == ["a", "b", "none", "c"]
+    scored = [("a", 900), ("b", 550), ("none", 990), ("c", 549)]
+    assert apply_min_score(scored, 550) == ["a", "b", "none", "none"]
+    assert apply_min_score(scored, 0) == ["a", "b", "none", "c"]
+
+
+def test_the_threshold_rule_is_protocol_c_in_thousandths():
+    from bertl14_tools.answer import device_answer, in_domain, to_milli
+    assert device_answer("HassTurnOn", 894, 950) == ("none", "HassTurnOn")    # best= under the threshold
+    assert device_answer("HassTurnOn", 950, 950) == ("HassTurnOn", None)      # >=, in integer thousandths
+    assert device_answer("none", 999, 0) == ("none", None)                    # the model's none: no best=
+    assert device_answer("HassTurnOn", 0, 0) == ("HassTurnOn", None)          # 0: the plain argmax
+    assert not in_domain("none", 1000, 0) and in_domain("a", 1, 1) and not in_domain("a", 0, 1)
+    # the converter's rounding of training.json's min_score (BERTL14_MIN_SCORE_MILLI): no float epsilon
+    assert [to_milli(v) for v in (0.95, 0.7, 0.0005, 1)] == [950, 700, 0, 1000]
+    with pytest.raises(Exception, match="outside 0..1"):
+        to_milli(1.5)
