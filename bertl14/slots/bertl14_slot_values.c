@@ -177,7 +177,7 @@ static uint32_t peek(const uint8_t *s, uint32_t n, uint32_t i, uint32_t *len)
     return *len ? fold(cp) : 0u;
 }
 
-/* ---- lexer -------------------------------------------------------------------------------------------------------- */
+/* ---- lexer ------------------------------------------------------------------------------------------------------- */
 
 /* index of word w (len bytes) in a NUL-separated lexicon; -1 if absent. For Chinese, the longest entry that is a
    prefix of s[0..n) (its length in *matched). */
@@ -355,7 +355,7 @@ static int lex(const uint8_t *s, uint32_t n, tok_t *t, uint32_t *nt)
     return 1;
 }
 
-/* ---- numbers ------------------------------------------------------------------------------------------------------ */
+/* ---- numbers ----------------------------------------------------------------------------------------------------- */
 
 static int starts_below100(const tok_t *t)
 {
@@ -711,7 +711,7 @@ int bertl14_slot_parse_number(const char *text, uint32_t len, int32_t *value_ten
     return 1;
 }
 
-/* ---- the table ---------------------------------------------------------------------------------------------------- */
+/* ---- the table --------------------------------------------------------------------------------------------------- */
 
 typedef struct {
     const uint32_t *w;

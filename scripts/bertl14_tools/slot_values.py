@@ -690,7 +690,8 @@ def validate_table(words) -> int:
                 return ERR_INVALID_CONFIG
             for e in range(r[S_COUNT]):
                 w0, w1 = w[r[S_AUX] + 2 * e], w[r[S_AUX] + 2 * e + 1]
-                if tb.pool_str(w0 & POOL_OFF_MASK, w0 >> 24) is None or tb.pool_str(w1 & POOL_OFF_MASK, w1 >> 24) is None:
+                if tb.pool_str(w0 & POOL_OFF_MASK, w0 >> 24) is None \
+                        or tb.pool_str(w1 & POOL_OFF_MASK, w1 >> 24) is None:
                     return ERR_INVALID_CONFIG
             entries_end += 2 * r[S_COUNT]
         elif typ == TYPE_DURATION:

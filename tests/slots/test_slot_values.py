@@ -179,8 +179,9 @@ def duration_corpus() -> list[tuple[str, str, dict]]:
             ("minutes", "500 minutes", {}), ("seconds", "1.5 seconds", {}), ("hours", "1.25 hours", {}),
             ("hours", "5 minutes 2 hours", {}), ("hours", "an hour and a half and 10 minutes", {}),
             ("hours", "0 hours", {}), ("hours", "5 6", {}), ("hours", "a", {}), ("hours", "an", {}),
-            # a bare half is Home Assistant's timer_half: "{timer_half:minutes} an hour", "{timer_half:seconds} a minute"
-            ("minutes", "half", {"minutes": 30}), ("seconds", "half", {"seconds": 30}), ("minutes", "半", {"minutes": 30}),
+            # a bare half is Home Assistant's timer_half: "{timer_half:minutes} an hour"
+            ("minutes", "half", {"minutes": 30}), ("seconds", "half", {"seconds": 30}),
+            ("minutes", "半", {"minutes": 30}),
             ("start_minutes", "a half", {"start_minutes": 30}), ("hours", "half", {"minutes": 30}),
             ("minutes", "1.5", {"minutes": 1, "seconds": 30}), ("hours", "一个半", {"hours": 1, "minutes": 30}),
             ("hours", "一个", {"hours": 1}), ("seconds", "a", {}),
@@ -279,7 +280,8 @@ EXPECTED = [
     ("color", "红色", {"color": "red"}), ("color", "red", {"color": "red"}), ("color", "The Red", {"color": "red"}),
     ("color", " RED ", {"color": "red"}), ("color", "ｒｅｄ", {"color": "red"}), ("color", "绿", {"color": "green"}),
     ("color", "粉红色", {"color": "pink"}), ("color", "reddish", {}), ("color", "5", {}),
-    ("media_class", "tv show", {"media_class": "tv_show"}), ("media_class", "the  TV   show", {"media_class": "tv_show"}),
+    ("media_class", "tv show", {"media_class": "tv_show"}),
+    ("media_class", "the  TV   show", {"media_class": "tv_show"}),
     ("media_class", "song", {"media_class": "track"}), ("media_class", "电影", {"media_class": "movie"}),
     ("volume_step", "up", {"volume_step": "up"}), ("volume_step", "down", {"volume_step": "down"}),
     ("volume_step", "10", {"volume_step": 10}), ("volume_step", "ten percent", {"volume_step": 10}),
@@ -377,7 +379,8 @@ def test_lists_c_equals_python(c, words):
         slot = {id(S.COLORS): "color", id(S.MEDIA_CLASSES): "media_class", id(S.VOLUME_STEPS): "volume_step"}[id(table)]
         for lang_values in table.values():
             for text_in, out in lang_values.items():
-                for span in (text_in, text_in.upper(), f" the {text_in} ", f"a {text_in}", f"{text_in}!", f"an  {text_in}"):
+                for span in (text_in, text_in.upper(), f" the {text_in} ", f"a {text_in}", f"{text_in}!",
+                             f"an  {text_in}"):
                     got = c.values(slot, span)
                     assert got == _twin(words, slot, span), (slot, span)
                 assert S.slot_values(words, slot, text_in) == {slot: out}
@@ -546,8 +549,8 @@ def test_bad_specs(spec):
 
 
 def test_builder_details(words):
-    w = S.build_value_table({"lang": "zh-CN", "slots": {"start_minutes": {"type": "duration"},
-                                                         "c": {"type": "list", "values": {"Red": "red", "RED": "red"}}}})
+    w = S.build_value_table({"lang": "zh-CN", "slots": {
+        "start_minutes": {"type": "duration"}, "c": {"type": "list", "values": {"Red": "red", "RED": "red"}}}})
     assert S.validate_table(w) == S.OK and w[S.HDR_FLAGS] == 1
     assert S.slot_type(w, "start_hours") == S.slot_type(w, "start_seconds") == S.TYPE_DURATION   # siblings added
     assert S.slot_values(w, "start_minutes", "90 seconds") == {"start_seconds": 90}
