@@ -420,6 +420,42 @@ def block_domains(data) -> set[str]:
     return found
 
 
+def intent_domains(lang: str, extra_files: list[str] | None = None) -> dict[str, list[str]]:
+    """intent -> the device domains its templates accept for `{name}`: over the template blocks whose sentences
+    reference the `name` list, the domains `Expander.sample` fills that name from (the block's own, else
+    DEFAULT_NAME_DOMAINS, else media_player for the media intents). Intents whose templates never take a {name},
+    or take one of any domain (a block with none of these), are left out: a registry's domains never filter them
+    (the firmware's domain rule, docs/registry.md). Written to the model folder as intent_domains.json."""
+    from hassil.expression import ListReference, RuleReference
+    intents = load_intents(lang, extra_files)
+
+    def takes_name(expr, rules: dict, seen: tuple = ()) -> bool:
+        if isinstance(expr, ListReference):
+            return expr.list_name == "name"
+        if isinstance(expr, RuleReference):
+            rule = rules.get(expr.rule_name)
+            return rule is not None and expr.rule_name not in seen and \
+                takes_name(rule.expression, rules, seen + (expr.rule_name,))
+        return any(takes_name(item, rules, seen) for item in getattr(expr, "items", None) or [])
+
+    out: dict[str, list[str]] = {}
+    for intent_name, intent in sorted(intents.intents.items()):
+        domains: set[str] = set()
+        named, unscoped = False, False
+        for data in intent.data:
+            rules = {**intents.expansion_rules, **data.expansion_rules}
+            if not any(takes_name(s.expression, rules) for s in data.sentences):
+                continue
+            named = True
+            found = block_domains(data) or set(DEFAULT_NAME_DOMAINS.get(intent_name) or (
+                ["media_player"] if intent_name.startswith(MEDIA_INTENT_PREFIXES) else []))
+            unscoped |= not found
+            domains |= found
+        if named and not unscoped:
+            out[intent_name] = sorted(domains)
+    return out
+
+
 def generated_ood_rows(lang: str, count: int, seed: int, taken: set[str]) -> list[dict]:
     """Up to `count` distinct out-of-domain training sentences from `data/ood-frames-<lang>.txt` (`none`, training
     only, `"generated": true`), none equal to a sentence of `taken` (normalized in-domain and written ones).

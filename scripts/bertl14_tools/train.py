@@ -428,6 +428,7 @@ def run(args) -> int:
             (out / extra).unlink(missing_ok=True)
     write_tokenizer_files(out, vocab)
     (out / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    from .answer import write_intent_domains; write_intent_domains(out, stats)  # noqa: E702 (intent_domains.json)
     (out / "tags.json").unlink(missing_ok=True)
     if tags:
         (out / "tags.json").write_text(json.dumps(tags, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
