@@ -74,6 +74,14 @@ const char *bertl14_registry_name(const uint32_t *registry, uint32_t kind, uint3
  */
 uint32_t bertl14_registry_parent(const uint32_t *registry, uint32_t kind, uint32_t index);
 
+/**
+ * The domain of entity @p index (kind BERTL14_SLOT_NAME): its index in the registry compiler's domain list
+ * (scripts/bertl14_tools/registry.py DOMAINS: 1 light, 2 fan, 3 switch, 4 lock, 5 cover, 6 media_player, ...).
+ * @return 0 when the entity has no domain or one outside that list, and when the table is not recognised or the
+ *         index is out of range.
+ */
+uint32_t bertl14_registry_domain(const uint32_t *registry, uint32_t index);
+
 /** Placeholder text of a slot kind ("[NAME]", "[AREA]", "[FLOOR]"); "" for an unknown kind. */
 const char *bertl14_registry_placeholder(uint32_t kind);
 

@@ -492,6 +492,14 @@ const char *bertl14_registry_name(const uint32_t *registry, uint32_t kind, uint3
     return (const char *)(registry + registry[R_POOL]) + (ref >> 8);
 }
 
+uint32_t bertl14_registry_domain(const uint32_t *registry, uint32_t index)
+{
+    if (index >= bertl14_registry_count(registry, 1u)) {
+        return 0u;
+    }
+    return (registry[registry[R_OBJECTS] + 2u * index + 1u] >> 16) & 0xFFFu; /* (kind << 28) | (domain << 16) | parent */
+}
+
 uint32_t bertl14_registry_parent(const uint32_t *registry, uint32_t kind, uint32_t index)
 {
     uint32_t g, parent;
