@@ -3,8 +3,10 @@
 # Call after bertl14_add_model(<target>) (the table is compiled for that model's tokenizer options). The build runs
 #   python -m bertl14_tools.registry <file> --model <build>/generated/model --out <build>/generated/registry
 # whenever the file, the converted model or .config changes: it validates the file (a duplicate or an unknown area
-# fails the build with `error: <file>:<line>: ...`), writes bertl14_registry.c through jinja2 (registry.render_c)
-# and registry.json (the words and the listing, for `bertl14 validate`). Then links the matcher library
+# fails the build with `error: <file>:<line>: ...`), writes bertl14_registry.c through jinja2 (registry.render_c),
+# bertl14_label_domains.c (label index -> domain bits from the model's intent_domains.json, the domain rule of
+# app/src/intent.c; registry.render_label_domains_c) and registry.json (the words, the listing and the label
+# domains, for `bertl14 validate`). Then links the matcher library
 # `bertl14_registry` (bertl14/CMakeLists.txt) and defines BERTL14_APP_REGISTRY=1 for the application.
 # An empty CONFIG_APP_REGISTRY_FILE adds nothing: no table, no matcher code.
 function(bertl14_add_registry target)
@@ -34,10 +36,10 @@ function(bertl14_add_registry target)
   endif()
   set(_model ${BERTL14_GENERATED_DIR}/model)
   set(_out ${BERTL14_GENERATED_DIR}/registry)
-  # registry.json is rewritten on every run (the stamp); bertl14_registry.c only when its bytes change
+  # registry.json is rewritten on every run (the stamp); the C files only when their bytes change
   add_custom_command(
     OUTPUT ${_out}/registry.json
-    BYPRODUCTS ${_out}/bertl14_registry.c
+    BYPRODUCTS ${_out}/bertl14_registry.c ${_out}/bertl14_label_domains.c
     COMMAND ${_python} -m bertl14_tools.registry ${_file} --model ${_model} --out ${_out}
     DEPENDS ${_file} ${_model}/manifest.json ${BERTL14_DOT_CONFIG}
     COMMENT "bertl14 registry ${CONFIG_APP_REGISTRY_FILE}: validate, compile for the model's tokenizer"
@@ -45,7 +47,7 @@ function(bertl14_add_registry target)
   add_custom_target(${target}_registry DEPENDS ${_out}/registry.json)
   add_dependencies(${target}_registry ${target}_model)
   add_dependencies(${target} ${target}_registry)
-  target_sources(${target} PRIVATE ${_out}/bertl14_registry.c)
+  target_sources(${target} PRIVATE ${_out}/bertl14_registry.c ${_out}/bertl14_label_domains.c)
   target_compile_definitions(${target} PRIVATE BERTL14_APP_REGISTRY=1)
   target_link_libraries(${target} PRIVATE bertl14_registry)
 endfunction()

@@ -23,6 +23,11 @@ extern const uint32_t bertl14_registry[]; /* generated from CONFIG_APP_REGISTRY_
 /* The text with names replaced: a placeholder is at most 6 bytes longer than the name it replaces ("tv" ->
  * "[NAME]"), and at most INTENT_MAX_SLOTS names are replaced. */
 static char masked[CONFIG_APP_LINE_MAX + 6 * INTENT_MAX_SLOTS + 1];
+/* Generated next to the registry from the model's intent_domains.json: per label, the domains (bits, the indices
+ * bertl14_registry_domain returns) its intent accepts for a name; count 0 when the model ships no table. */
+extern const uint32_t bertl14_label_domains[];
+extern const uint32_t bertl14_label_domains_count;
+static uint32_t allowed[(BERTL14_NUM_LABELS + 31) / 32 + 1]; /* bertl14_classify_allowed's label bits */
 #endif
 
 #if CONFIG_BERTL14_WORK_BUFFER_SIZE > 0
@@ -110,11 +115,41 @@ bertl14_status_t intent_init(void)
             st = bertl14_registry_match(bertl14_registry, bertl14_vocab_offsets, "", masked, sizeof masked, &slot,
                                         1u, &n);
         }
+        if (st == BERTL14_OK && bertl14_label_domains_count != 0u &&
+            (bertl14_label_domains_count != dims.num_labels || dims.num_labels > 32u * (sizeof allowed / 4u))) {
+            st = BERTL14_ERR_INVALID_CONFIG; /* the label table was generated for another model */
+        }
     }
 #endif
     intent_unlock();
     return st;
 }
+
+#if defined(BERTL14_APP_REGISTRY)
+/* The domain rule (docs/registry.md, "The domain of a name"): when the sentence names entities whose domains are
+ * known, only the labels that accept at least one of those domains may answer (none and the intents that take no
+ * name accept all); the best of them by the logits, scored from the same logits (bertl14_classify_allowed). */
+static bertl14_status_t apply_domains(bertl14_classification_t *c, const intent_result_t *r)
+{
+    uint32_t names = 0;
+    for (uint32_t i = 0; i < r->n_slots; i++) {
+        if (r->slots[i].kind == BERTL14_SLOT_NAME) {
+            const uint32_t d = bertl14_registry_domain(bertl14_registry, r->slots[i].index);
+            names |= (d > 0u && d < 32u) ? 1u << d : 0u;
+        }
+    }
+    if (names == 0u || bertl14_label_domains_count != c->num_labels) {
+        return BERTL14_OK;
+    }
+    memset(allowed, 0, sizeof allowed);
+    for (uint32_t l = 0; l < c->num_labels; l++) {
+        if (bertl14_label_domains[l] & names) {
+            allowed[l >> 5] |= 1u << (l & 31u);
+        }
+    }
+    return bertl14_classify_allowed(c->logits, c->num_labels, allowed, c);
+}
+#endif
 
 void intent_run(const char *text, intent_result_t *r)
 {
@@ -156,6 +191,11 @@ void intent_run(const char *text, intent_result_t *r)
         if ((st = bertl14_classify(&c)) != BERTL14_OK) {
             r->failed_call = "bertl14_classify";
         }
+#if defined(BERTL14_APP_REGISTRY)
+        else if ((st = apply_domains(&c, r)) != BERTL14_OK) {
+            r->failed_call = "bertl14_classify_allowed";
+        }
+#endif
     }
     const uint32_t t1 = platform_cycles();
     intent_unlock();

@@ -25,7 +25,12 @@ registry.md): known names become [NAME] / [AREA] / [FLOOR] before tokenizing. Th
 "masked" (the text the model saw) and "slots" [{"kind", "name", "text", "start", "end"}] (name = the registry's
 display name, text = the words of the input, start/end = byte offsets in the UTF-8 input), and eval adds
 "slot_accuracy" and "slots" (slots.SlotScore: the expected name/area/floor of each record, compared as registry
-objects).
+objects). With a model that ships intent_domains.json, the domain rule of the firmware applies (answer.py,
+docs/registry.md): when entity names of known domains were found, the answer is the best label among the intents
+that accept one of those domains (`none` and the intents that never take a name stay allowed), scored from the
+same logits (the `c` engine calls bertl14_classify_allowed, `ref` its Python twin answer.classify_allowed).
+predict adds "argmax" (the label before the rule) when the rule changed the answer; eval adds "domain_rule"
+{"labels_with_domains", "changed"}.
 """
 from __future__ import annotations
 
@@ -56,6 +61,7 @@ class Prediction:
     score: float
     tokens: int
     score_milli: int    # the score the threshold compares: the device's thousandths (float engine: rounded)
+    logits: np.ndarray | None = None   # the classifier's logits (int32 Q10 for the integer engines)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -78,7 +84,15 @@ class FloatEngine:
         if r.logits is None:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         p = self.fe.softmax(r.logits)
-        return Prediction(int(np.argmax(r.logits)), float(p.max()), len(ids), int(round(float(p.max()) * 1000)))
+        return Prediction(int(np.argmax(r.logits)), float(p.max()), len(ids), int(round(float(p.max()) * 1000)),
+                          np.asarray(r.logits, np.float64))
+
+    def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
+        """The domain rule in floating point: the best allowed logit, its softmax probability."""
+        ok = np.asarray(allowed, bool) if any(allowed) else np.ones(len(allowed), bool)
+        label = int(np.flatnonzero(ok)[np.argmax(p.logits[ok])])
+        prob = float(self.fe.softmax(p.logits)[label])
+        return Prediction(label, prob, p.tokens, int(round(prob * 1000)), p.logits)
 
 
 class RefEngine:
@@ -103,7 +117,14 @@ class RefEngine:
         if not self.qm.has_classifier:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.ref.encode(self.qm, ids)
-        return Prediction(int(r.label), r.score / 1000.0, len(ids), int(r.score))  # what the device prints
+        return Prediction(int(r.label), r.score / 1000.0, len(ids), int(r.score), r.logits)  # what the device prints
+
+    def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
+        """The domain rule: answer.classify_allowed, the Python twin of bertl14_classify_allowed."""
+        from .answer import classify_allowed
+        label, q16 = classify_allowed(p.logits, allowed)
+        milli = self.ref.score_thousandths(q16)
+        return Prediction(label, milli / 1000.0, p.tokens, milli, p.logits)
 
 
 class CEngine(RefEngine):
@@ -133,7 +154,22 @@ class CEngine(RefEngine):
         if not self.model.labels:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.eng.classify(ids)
-        return Prediction(int(r.label), r.score_milli / 1000.0, len(ids), int(r.score_milli))
+        return Prediction(int(r.label), r.score_milli / 1000.0, len(ids), int(r.score_milli), r.logits)
+
+    def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
+        """The domain rule: bertl14_classify_allowed of the C library on the classification's logits."""
+        import ctypes
+        from .answer import allowed_words
+        from .cengine import Classification
+        fn = self.eng.lib.bertl14_classify_allowed
+        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p]
+        logits = np.ascontiguousarray(p.logits, dtype=np.int32)
+        words = np.asarray(allowed_words(allowed), dtype=np.uint32)
+        r = Classification()
+        st = fn(logits.ctypes.data, len(logits), words.ctypes.data, ctypes.byref(r))
+        if st != 0:
+            raise UserError(f"bertl14_classify_allowed failed: status {st}")
+        return Prediction(int(r.label), r.score_milli / 1000.0, p.tokens, int(r.score_milli), p.logits)
 
 
 ENGINES = {"ref": RefEngine, "c": CEngine, "float": FloatEngine}
@@ -184,8 +220,14 @@ class Entities:
         if engine == "c":
             from .cengine import RegistryMatcher
             self.matcher = RegistryMatcher(self.words, vocab_words)
+            self._domain = _c_entity_domain(self.words)
         else:
             self.matcher = R.Matcher(self.words, vocab_words)
+            self._domain = lambda index: R.entity_domain(self.words, index)
+        # the domain rule (answer.py): label -> domain bits of the model's intent_domains.json (None: no table)
+        from .answer import label_domain_masks, load_intent_domains
+        table = load_intent_domains(model.path, model.source_dir)
+        self.label_masks = label_domain_masks(model.labels, table) if table is not None and model.labels else None
 
     def apply(self, text: str) -> tuple[str, list[Slot]]:
         """(the text with placeholders, the names found)."""
@@ -196,6 +238,16 @@ class Entities:
         slots = [Slot(self.R.KIND_KEYS[k], self.registry.items(k)[i].name, i,
                       raw[a:b].decode("utf-8", "replace"), a, b) for k, i, a, b in found]
         return out.decode("utf-8"), slots
+
+    def domains(self, slots: list[Slot]) -> list[int]:
+        """The domains (registry.DOMAINS indices, 0: unknown) of the entity names found, read from the compiled
+        table by the engine's matcher side (bertl14_registry_domain for `c`, registry.entity_domain otherwise)."""
+        return [self._domain(s.index) for s in slots if s.kind == "name"]
+
+    def allowed(self, slots: list[Slot]) -> list[bool] | None:
+        """The labels the domain rule lets answer (None: all: no table, or no name of a known domain)."""
+        from .answer import allowed_labels, name_domain_mask
+        return allowed_labels(self.label_masks, name_domain_mask(self.domains(slots)))
 
     @staticmethod
     def found(slots: list[Slot]) -> dict[str, str]:
@@ -220,11 +272,14 @@ class Answer:
     tokens: int
     masked: str             # the text the model read (names replaced with --entities)
     slots: list[Slot]
+    argmax: str             # the model's best label before the domain rule (= label when the rule changed nothing)
 
 
 class Answerer:
-    """One sentence as the firmware answers it: the registry's names replaced (with `entities`), the model,
-    then the score threshold (answer.device_answer; `min_score_milli` None: the model's own)."""
+    """One sentence as the firmware answers it: the registry's names replaced (with `entities`), the model, the
+    domain rule (with `entities` and a model that ships intent_domains.json: only the intents that accept the
+    domain of a name found may answer, answer.py), then the score threshold (answer.device_answer;
+    `min_score_milli` None: the model's own)."""
 
     def __init__(self, model: Model, engine: str, entities: Entities | None = None,
                  min_score_milli: int | None = None):
@@ -237,9 +292,23 @@ class Answerer:
     def __call__(self, text: str) -> Answer:
         masked, slots = self.entities.apply(text) if self.entities else (text, [])
         p = self.eng.predict(self.model.encode(masked))
+        argmax = self.labels[p.label]
+        allowed = self.entities.allowed(slots) if self.entities else None
+        if allowed is not None:
+            p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
         intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
-        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots)
+        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax)
+
+
+def _c_entity_domain(words: list[int]):
+    """bertl14_registry_domain of the C matcher library on a compiled table, as a function of the entity index."""
+    import ctypes
+    from .cengine import load_registry_library
+    fn = load_registry_library().bertl14_registry_domain
+    fn.restype, fn.argtypes = ctypes.c_uint32, [ctypes.c_void_p, ctypes.c_uint32]
+    table = ctypes.create_string_buffer(np.asarray(words, dtype=np.uint32).tobytes())
+    return lambda index: int(fn(table, index))
 
 
 def tokenize_texts(model: Model, texts: list[str], engine: str) -> list[list[int]]:
@@ -355,6 +424,9 @@ def cmd_predict(args) -> int:
         if ent:
             obj.update(masked=a.masked, slots=[s.as_dict() for s in a.slots])
             human += "".join(f"\t{s.kind}={s.name}" for s in a.slots)
+            if a.argmax != a.label:     # the domain rule moved the answer
+                obj["argmax"] = a.argmax
+                human += f"\targmax={a.argmax}"
         _emit(obj, args.json, human)
     return 0
 
@@ -375,12 +447,13 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
     if engine != "float" and model.has_float:
         flt = FloatEngine(model)
     score = SlotScore(*entities.opts) if entities else None
-    with_names = 0
+    with_names = moved = 0
     for n, text in enumerate(tqdm(texts, desc=f"eval ({engine})", unit="sent", disable=not progress,
                                   leave=False)):
         a = run(text)
         if entities:
             with_names += bool(a.slots)
+            moved += a.argmax != a.label
             if expected is not None:
                 score.add(expected[n], entities.found(a.slots), entities.registry)
         pred.append(a.intent)
@@ -402,7 +475,10 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
     if unknown:
         out["unknown_intents"] = unknown
     if entities:
+        from .answer import ALL_DOMAINS
         out["sentences_with_names"] = with_names
+        out["domain_rule"] = {"labels_with_domains": None if entities.label_masks is None else
+                              sum(m != ALL_DOMAINS for m in entities.label_masks), "changed": moved}
         if score is not None:
             out["slot_accuracy"] = score.as_dict()["accuracy"]
             out["slots"] = score.as_dict()

@@ -6,6 +6,9 @@
     compile_registry(reg, lower, strip, chinese) -> list[int]
                                            the uint32 words of `bertl14_registry[]` (trie over normalised names)
     render_c(words) -> str                 `bertl14_registry.c`
+    entity_domain(words, index) -> int     an entity's domain (index in DOMAINS), as bertl14_registry_domain()
+    label_domains_for_model(model_dir)     label index -> domain bits of the model's intent_domains.json, as the
+                                           firmware's `bertl14_label_domains[]` (render_label_domains_c)
     Matcher(registry_words, vocab_section).match(text) -> (status, out_bytes, slots)
                                            the Python reference of bertl14_registry_match(), bit for bit
 
@@ -372,6 +375,29 @@ def render_c(words: list[int], source: str = "") -> str:
         source=Path(source).name if source else "a registry", n_words=len(words), n_bytes=4 * len(words), rows=rows)
 
 
+def label_domains_for_model(model_dir: str | Path) -> tuple[list[int] | None, list[str]]:
+    """(one word per label: the domain bits of the intents that take a {name}, answer.label_domain_masks; the
+    labels) for a converted model folder: its labels.json and the intent_domains.json of the model (in the folder or
+    the folder it was converted from). None: the model ships no intent_domains.json (nothing is filtered)."""
+    from .answer import label_domain_masks, load_intent_domains
+    labels_file = Path(model_dir) / "labels.json"
+    labels = json.loads(labels_file.read_text(encoding="utf-8")) if labels_file.is_file() else []
+    table = load_intent_domains(model_dir)
+    return (label_domain_masks(labels, table) if table is not None and labels else None), labels
+
+
+def render_label_domains_c(masks: list[int] | None, labels: list[str], source: str = "") -> str:
+    """`bertl14_label_domains.c`: `bertl14_label_domains[]` (label index -> domain bits) and its count (0 without a
+    table), through the jinja2 template templates/bertl14_label_domains.c.j2."""
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined, autoescape=False)
+    rows = [f"0x{m:08x}u, /* {i} {labels[i] if i < len(labels) else ''} */" for i, m in enumerate(masks or [])] \
+        or ["0xffffffffu, /* no table */"]
+    return env.get_template("bertl14_label_domains.c.j2").render(
+        source=Path(source).name if source else "a model", n_words=len(rows), rows=rows, count=len(masks or []))
+
+
 def flash_bytes(words: list[int]) -> int:
     return 4 * len(words)
 
@@ -599,11 +625,21 @@ def table_objects(words: list[int]) -> dict[int, list[tuple[str, int]]]:
     return out
 
 
+def entity_domain(words: list[int], index: int) -> int:
+    """bertl14_registry_domain: entity `index`'s domain as its index in DOMAINS (0: none, not in DOMAINS, or no
+    such entity)."""
+    if words[HDR_MAGIC] != MAGIC or not 0 <= index < words[HDR_N_ENTITIES]:
+        return 0
+    return (words[words[HDR_OBJECTS] + 2 * index + 1] >> 16) & 0xFFF
+
+
 def main(argv=None) -> int:
     """python -m bertl14_tools.registry REGISTRY --model CONVERTED_DIR --out DIR
 
-    Writes DIR/bertl14_registry.c (through render_c) and DIR/registry.json (the words, the flash bytes, the
-    listing) when their bytes change; a validation error is printed as `error: file:line: ...`, exit 2."""
+    Writes DIR/bertl14_registry.c (through render_c), DIR/bertl14_label_domains.c (render_label_domains_c: the
+    model's label -> domain bits, for the domain rule) and DIR/registry.json (the words, the flash bytes, the
+    listing, the label domains) when their bytes change; a validation error is printed as `error: file:line: ...`,
+    exit 2."""
     import argparse
     p = argparse.ArgumentParser(prog="python -m bertl14_tools.registry", description=main.__doc__.splitlines()[0])
     p.add_argument("registry", help="registry YAML (or a *_home.json)")
@@ -612,21 +648,25 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         reg, words = build_for_model(a.registry, a.model)
+        masks, labels = label_domains_for_model(a.model)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     a.out.mkdir(parents=True, exist_ok=True)
     files = {"bertl14_registry.c": render_c(words, str(a.registry)),
+             "bertl14_label_domains.c": render_label_domains_c(masks, labels, str(Path(a.model) / "labels.json")),
              "registry.json": json.dumps({"source": str(a.registry), "flash_bytes": flash_bytes(words),
                                           "entities": len(reg.entities), "areas": len(reg.areas),
-                                          "floors": len(reg.floors), "listing": listing(reg), "words": words},
+                                          "floors": len(reg.floors), "listing": listing(reg), "words": words,
+                                          "label_domains": masks},
                                          ensure_ascii=False, indent=1) + "\n"}
-    for name, text in files.items():   # the C file only when it changes; registry.json is the build's stamp
+    for name, text in files.items():   # the C files only when they change; registry.json is the build's stamp
         f = a.out / name
         if name == "registry.json" or not f.is_file() or f.read_text(encoding="utf-8") != text:
             f.write_text(text, encoding="utf-8")
     print(f"registry {a.registry}: {len(reg.entities)} entities, {len(reg.areas)} areas, {len(reg.floors)} floors, "
-          f"table {flash_bytes(words):,} B")
+          f"table {flash_bytes(words):,} B; " + (f"domain rule over {len(masks)} labels" if masks is not None
+                                                  else "no intent_domains.json with the model: no domain rule"))
     return 0
 
 

@@ -242,10 +242,12 @@ def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) 
 
 class Reference:
     """What the firmware must print for a sentence: reference.py on the model the firmware was built with, after
-    the registry matcher (registry.Matcher, bit-exact with the C one) when the firmware has a registry."""
+    the registry matcher (registry.Matcher, bit-exact with the C one) when the firmware has a registry, with the
+    firmware's domain rule (`label_domains`: its bertl14_label_domains[], answer.classify_allowed) and threshold
+    rule (answer.device_answer)."""
 
     def __init__(self, model_path: str | Path, min_score_milli: int, registry_words: list[int] | None = None,
-                 max_names: int = 4):
+                 max_names: int = 4, label_domains: list[int] | None = None):
         from . import reference
         from .modelio import open_model
         self.model = open_model(model_path)
@@ -253,13 +255,16 @@ class Reference:
         self.labels = self.model.labels
         self.min_score = min_score_milli
         self.matcher, self.max_names = None, max_names
-        self.set_registry(registry_words, max_names)
+        self.set_registry(registry_words, max_names, label_domains)
 
-    def set_registry(self, registry_words: list[int] | None, max_names: int = 4) -> None:
-        """Match names with this compiled table (None: no registry), at most max_names a sentence."""
+    def set_registry(self, registry_words: list[int] | None, max_names: int = 4,
+                     label_domains: list[int] | None = None) -> None:
+        """Match names with this compiled table (None: no registry), at most max_names a sentence; with
+        `label_domains` (label -> domain bits, registry.json's "label_domains"), the domain rule."""
         from . import registry as R
         from .modelio import read_model_parts
         self.matcher, self.max_names = None, max_names
+        self.words, self.label_domains = registry_words, label_domains
         if registry_words:
             vocab_words = read_model_parts(self.model.path / "model.bl14")[1]
             self.matcher = R.Matcher(registry_words, vocab_words)
@@ -276,8 +281,16 @@ class Reference:
             slots = expected_slot_fields(found, self.objects)
         ids, truncated = self.model.tokenizer.encode_full(text, self.model.max_seq_len)
         r = self.ref.encode(self.qm, ids)
-        label = self.labels[int(r.label)]
-        score = int(r.score)
+        label, score = int(r.label), int(r.score)
+        if self.matcher is not None and self.label_domains:   # intent.c's apply_domains
+            from . import registry as R
+            from .answer import allowed_labels, classify_allowed, name_domain_mask
+            names = name_domain_mask(R.entity_domain(self.words, i) for k, i, _, _ in found if k == R.KIND_NAME)
+            allowed = allowed_labels(self.label_domains, names)
+            if allowed is not None:
+                label, q16 = classify_allowed(r.logits, allowed)
+                score = self.ref.score_thousandths(q16)
+        label = self.labels[label]
         intent, best = device_answer(label, score, self.min_score)
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
                         label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best)
@@ -366,6 +379,18 @@ def device_registry(dev: Device, model_path: Path, entities: str | None, build_d
                     "CONFIG_APP_REGISTRY_FILE it was built with (the answers depend on it)")
 
 
+def firmware_label_domains(model_path: Path, build_dir: Path | None) -> list[int] | None:
+    """The firmware's bertl14_label_domains[] (the domain rule): what its build generated (registry.json), else
+    what the model folder gives (registry.label_domains_for_model: its intent_domains.json)."""
+    from . import registry as R
+    built = (build_dir / "generated" / "registry" / "registry.json") if build_dir else None
+    if built is not None and built.is_file():
+        data = json.loads(built.read_text(encoding="utf-8"))
+        if "label_domains" in data:
+            return data["label_domains"]
+    return R.label_domains_for_model(model_path)[0]
+
+
 def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progress: bool = True,
              slot_registry=None) -> dict:
     """Every sentence against the reference; with slot_registry (a registry.Registry: --entities), slot accuracy
@@ -445,7 +470,8 @@ def cmd_validate(args) -> int:
         except ProtocolError as exc:
             print(json.dumps({"protocol_errors": [{"error": str(exc)}]}) if args.json else f"protocol error: {exc}")
             return 1
-        ref.set_registry(words, max_names)
+        build_dir = Path(args.qemu).resolve().parent if args.qemu else None
+        ref.set_registry(words, max_names, firmware_label_domains(ref.model.path, build_dir) if words else None)
         if dev.config.get("model") != ref.model.name:
             print(f"warning: the firmware runs model {dev.config.get('model')}, --model is {ref.model.name}",
                   file=sys.stderr)

@@ -36,7 +36,8 @@ def device(firmware):
 def reference(firmware):
     """The Python integer reference on the model the build converted, with the firmware's threshold
     (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1) and its registry
-    (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence)."""
+    (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence, with the label
+    domains of the domain rule)."""
     from bertl14_tools.serial import Reference
     config = (firmware.parent / ".config").read_text()
     min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
@@ -44,7 +45,7 @@ def reference(firmware):
     if min_score < 0:
         min_score = json.loads((model / "manifest.json").read_text())["min_score_milli"]
     table = firmware.parent / "generated" / "registry" / "registry.json"
-    words = json.loads(table.read_text(encoding="utf-8"))["words"] if table.is_file() else None
+    data = json.loads(table.read_text(encoding="utf-8")) if table.is_file() else {}
     max_names = next((int(line.split("=")[1]) for line in config.splitlines()
                       if line.startswith("CONFIG_APP_REGISTRY_MAX_SLOTS=")), 0)
-    return Reference(model, min_score, words, max_names)
+    return Reference(model, min_score, data.get("words"), max_names, data.get("label_domains"))

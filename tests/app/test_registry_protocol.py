@@ -30,6 +30,25 @@ def test_answers_carry_the_names(device, reference):
     assert int(f["match_cycles"]) <= int(f["cycles"])
 
 
+def test_the_answer_respects_the_domain_of_a_name(device, reference):
+    """Desk Fan and Cooker Hood are fans in app/entities.yaml: "set the [NAME] to 40 percent" reads like a cover
+    position to the model alone; the device answers among the intents that accept a fan (the domain rule,
+    bertl14_classify_allowed with the generated bertl14_label_domains[]), as the reference does."""
+    for text in ("set the desk fan to 40 percent", "set the cooker hood to 40 percent"):
+        f = _check(device, reference, text)
+        assert (f.get("best") or f["intent"]) == "HassFanSetSpeed", f
+        words, max_names, domains = reference.words, reference.max_names, reference.label_domains
+        reference.set_registry(words, max_names, None)                      # the same without the rule
+        try:
+            assert reference.expect(text).label == "HassSetPosition"
+        finally:
+            reference.set_registry(words, max_names, domains)
+    f = _check(device, reference, "set the sofa blinds to 40 percent")  # a cover stays a cover
+    assert (f.get("best") or f["intent"]) == "HassSetPosition"
+    f = _check(device, reference, "turn on the desk fan")
+    assert f["intent"] == "HassTurnOn"
+
+
 def test_entities_lists_the_registry(device):
     from bertl14_tools import registry as R
     want = [{k: d[k] for k in ("kind", "name", "parent")} for d in R.listing(R.load(REPO / "app" / "entities.yaml"))]
