@@ -21,23 +21,30 @@ bertl14_status_t bertl14_classify_allowed(const int32_t *logits, uint32_t num_la
     if (num_labels == 0u) {
         return BERTL14_ERR_NO_CLASSIFIER;
     }
-    uint32_t top = 0, best = UINT32_MAX;
-    for (uint32_t c = 0; c < num_labels; c++) {
-        top = logits[c] > logits[top] ? c : top;                              /* first argmax of all */
-        if (!allowed || ((allowed[c >> 5] >> (c & 31u)) & 1u)) {
-            best = (best == UINT32_MAX || logits[c] > logits[best]) ? c : best; /* first argmax of the allowed */
+    int32_t top = logits[0]; /* the largest logit */
+    uint32_t best = UINT32_MAX;
+    for (;;) {
+        for (uint32_t c = 0; c < num_labels; c++) {
+            top = logits[c] > top ? logits[c] : top;
+            if ((!allowed || ((allowed[c >> 5] >> (c & 31u)) & 1u)) &&
+                (best == UINT32_MAX || logits[c] > logits[best])) {
+                best = c;                                                     /* first argmax of the allowed */
+            }
         }
+        if (best != UINT32_MAX) {
+            break;
+        }
+        allowed = NULL; /* nothing allowed: the plain argmax */
     }
-    if (best == UINT32_MAX) { /* nothing allowed: the plain argmax */
-        best = top;
-    }
-    uint64_t sum = 0, num = 0;
+    uint64_t sum = 0;
+    uint32_t num = 0;
     for (uint32_t c = 0; c < num_labels; c++) {                               /* softmax denominator */
-        const uint32_t e = bertl14_exp_q23((uint64_t)((int64_t)logits[top] - logits[c]));
+        /* top >= logits[c]: their difference is exact in uint32 (and exp_q23 is 0 from 2^16 on) */
+        const uint32_t e = bertl14_exp_q23((uint32_t)top - (uint32_t)logits[c]);
         sum += e;
-        num = c == best ? (uint64_t)e << 16 : num;                            /* exp(logit[best] - max), Q39 */
+        num = c == best ? e : num;                                            /* exp(logit[best] - top), Q23 */
     }
-    const uint64_t q16 = bertl14_udiv_round(num, sum);                        /* p(best) in Q16 */
+    const uint64_t q16 = bertl14_udiv_round((uint64_t)num << 16, sum);        /* p(best) in Q16 */
     result->label = best;
     result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;
     result->score_milli = (result->score_q16 * 1000u + 32768u) >> 16;

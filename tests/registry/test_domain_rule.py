@@ -54,7 +54,7 @@ def test_classify_allowed_c_equals_python(clib):
     rng = random.Random(5)
     for n in range(400):
         c = rng.choice([1, 2, 3, 31, 32, 33, 43, 70])
-        spread = rng.choice([50, 2000, 20000, 90000])
+        spread = rng.choice([50, 2000, 20000, 90000, 2**31 - 1])       # up to the whole int32 range
         logits = [rng.randint(-spread, spread) for _ in range(c)]
         if n % 7 == 0 and c > 2:
             logits[1] = logits[2] = max(logits)                    # ties: the first wins
