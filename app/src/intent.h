@@ -41,7 +41,8 @@ typedef struct {
 bertl14_status_t intent_init(void);
 
 /** Replace the registry's names by placeholders (when a registry is compiled in), then tokenize, encode and
- *  classify one NUL-terminated UTF-8 sentence. */
+ *  classify one NUL-terminated UTF-8 sentence; when names of known domains were found, the label is the best of
+ *  the intents that accept one of them (the domain rule, docs/registry.md "The domain of a name"). */
 void intent_run(const char *text, intent_result_t *result);
 
 /** Write the INT8 [CLS] row of the last successful intent_run() as `CLS_EMB: 0x..,...` + "\r\n". */
