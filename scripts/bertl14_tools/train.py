@@ -429,9 +429,14 @@ def run(args) -> int:
     write_tokenizer_files(out, vocab)
     (out / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     from .answer import write_intent_domains; write_intent_domains(out, stats)  # noqa: E702 (intent_domains.json)
-    (out / "tags.json").unlink(missing_ok=True)
-    if tags:
+    for stale in ("tags.json", "slots.json"):
+        (out / stale).unlink(missing_ok=True)
+    if tags:   # the tag set, and how the device turns each tagged span into a value (data.slot_spec)
+        from .data import slot_spec
         (out / "tags.json").write_text(json.dumps(tags, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        spec = slot_spec(stats.get("lang", "en"), {t[2:] for t in tags[1:]}, stats.get("intent_files") or None,
+                         stats.get("builtin_intents", True))
+        (out / "slots.json").write_text(json.dumps(spec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
     training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,
@@ -445,7 +450,7 @@ def run(args) -> int:
 
 
 THRESHOLDS = [round(0.05 * i, 2) for i in range(20)]     # 0.0 .. 0.95
-MAX_VAL_FALSE_ACCEPT = 0.08
+MAX_VAL_FALSE_ACCEPT = 0.05
 SELECTION_RULE = (f"maximise in-domain validation accuracy (a top score under the threshold counts as wrong; the mean "
                   f"over the in-domain parts: template sentences with names, template sentences with names masked "
                   f"when the data has them, our hand-written sentences when present) subject to out-of-domain false "
