@@ -681,6 +681,78 @@ def load_handwritten(lang: str) -> list[dict]:
     return read_jsonl(path) if path.exists() else []
 
 
+def list_phrases(expr) -> list[str]:
+    """Every text a (small) hassil list expression can be written as: "(track|song)" -> ["track", "song"]."""
+    from hassil.expression import Alternative, Permutation, Sequence, TextChunk
+    if isinstance(expr, TextChunk):
+        return [expr.original_text if expr.original_text is not None else expr.text]
+    if isinstance(expr, Alternative):
+        return [p for item in expr.items for p in list_phrases(item)]
+    if isinstance(expr, (Sequence, Permutation)):
+        out = [""]
+        for item in expr.items:
+            out = [a + b for a in out for b in list_phrases(item)][:64]
+        return out
+    return []
+
+
+def slot_spec(lang: str, slots, intent_files: list[str] | None = None, builtin: bool = True) -> dict:
+    """The value table spec (slot_values.build_value_table) of the slots a model tags: Home Assistant's slots as
+    slot_values.default_spec has them, and every other slot from the lists the templates fill it from (a range
+    list: a number in its range; a text list: its phrases and values; a wildcard or a registry list: the text).
+    Written to the model folder as slots.json; the converter compiles it for the device."""
+    from hassil.expression import ListReference, RuleReference
+    from hassil.intents import RangeSlotList, TextSlotList
+    from .slot_values import default_spec
+    spec = default_spec(lang) if builtin else {"lang": lang, "slots": {}}
+    wanted = [s for s in sorted(set(slots)) if s not in spec["slots"]]
+    if not wanted:
+        spec["slots"] = {k: v for k, v in spec["slots"].items() if k in set(slots)}
+        return spec
+    intents = load_intents(lang, intent_files, builtin)
+    sources: dict[str, list] = {}        # slot name -> the lists that fill it
+
+    def visit(expr, lists: dict, rules: dict, seen: tuple = ()) -> None:
+        if isinstance(expr, ListReference):
+            sources.setdefault(expr.slot_name, []).append(lists.get(expr.list_name, expr.list_name))
+        elif isinstance(expr, RuleReference):
+            rule = rules.get(expr.rule_name)
+            if rule is not None and expr.rule_name not in seen:
+                visit(rule.expression, lists, rules, seen + (expr.rule_name,))
+        for item in getattr(expr, "items", None) or []:
+            visit(item, lists, rules, seen)
+
+    for intent in intents.intents.values():
+        for data in intent.data:
+            lists = {**intents.slot_lists, **data.slot_lists}
+            rules = {**intents.expansion_rules, **data.expansion_rules}
+            for sentence in data.sentences:
+                visit(sentence.expression, lists, rules)
+    for name in wanted:
+        found = sources.get(name, [])
+        ranges = [x for x in found if isinstance(x, RangeSlotList)]
+        texts = [x for x in found if isinstance(x, TextSlotList)]
+        if ranges:
+            lo, hi = min(r.start for r in ranges), max(r.stop for r in ranges)
+            spec["slots"][name] = {"type": "number", "min": lo, "max": hi,
+                                   "halves": any(getattr(r, "multiplier", 1.0) != 1.0 or
+                                                 str(getattr(r, "fractions", "") or "").endswith("halves")
+                                                 for r in ranges)}
+        elif texts:
+            values = {}
+            for x in texts:
+                for v in x.values:
+                    for phrase in list_phrases(v.text_in):
+                        phrase = clean_text(phrase)
+                        if phrase and isinstance(v.value_out, (str, int)) and not isinstance(v.value_out, bool):
+                            values.setdefault(phrase, str(v.value_out))
+            spec["slots"][name] = {"type": "list", "values": values} if values else {"type": "wildcard"}
+        else:
+            spec["slots"][name] = {"type": "wildcard"}
+    spec["slots"] = {k: v for k, v in spec["slots"].items() if k in set(slots)}
+    return spec
+
+
 NATURAL_PARTS = ("validation", "test")
 
 

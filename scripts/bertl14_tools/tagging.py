@@ -57,3 +57,21 @@ def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
         current = [slot, start, end]
         spans.append(current)
     return [tuple(s) for s in spans]
+
+
+PLACEHOLDER_TEXTS = ("[NAME]", "[AREA]", "[FLOOR]")     # the registry answers these, not the tagger
+
+
+def slot_values_of(text: str, tags, offsets, names: list[str], spec) -> dict:
+    """The slot values of a tagged sentence, as bertl14_slots_extract() gives them: each decoded span (skipping
+    registry placeholders) through slot_values.slot_values with the model's value table `spec` (slots.json or
+    its words); the first span that gives a slot its value wins."""
+    from .slot_values import slot_values
+    out: dict = {}
+    for slot, start, end in decode(tags, offsets, names):
+        piece = text[start:end]
+        if piece in PLACEHOLDER_TEXTS:
+            continue
+        for key, value in slot_values(spec, slot, piece).items():
+            out.setdefault(key, value)
+    return out
