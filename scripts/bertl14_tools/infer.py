@@ -273,6 +273,7 @@ class Answer:
     masked: str             # the text the model read (names replaced with --entities)
     slots: list[Slot]
     argmax: str             # the model's best label before the domain rule (= label when the rule changed nothing)
+    allowed: list[bool] | None = None   # the labels the domain rule let answer (None: no rule)
 
 
 class Answerer:
@@ -298,7 +299,7 @@ class Answerer:
             p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
         intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
-        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax)
+        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed)
 
 
 def _c_entity_domain(words: list[int]):
@@ -458,8 +459,9 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
                 score.add(expected[n], entities.found(a.slots), entities.registry)
         pred.append(a.intent)
         best.append(a.label)
-        if flt is not None:
-            ref_pred.append(labels[flt.predict(model.encode(a.masked)).label])
+        if flt is not None:   # the float model's best label, under the same domain rule
+            fp = flt.predict(model.encode(a.masked))
+            ref_pred.append(labels[(flt.choose(fp, a.allowed) if a.allowed is not None else fp).label])
     acc = float(np.mean([g == p for g, p in zip(gold, pred)]))
     acc_argmax = float(np.mean([g == p for g, p in zip(gold, best)]))
     if engine == "float":
