@@ -389,7 +389,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             num_layers=fm.num_layers, hidden=fm.hidden, num_heads=fm.num_heads, heads_kept=heads_kept,
             head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
             max_position=qm.max_position, num_labels=len(fm.labels) if fm.has_classifier else 0,
-            max_seq_len=opts.max_seq_len, prune_heads=fm.num_heads - heads_kept,
+            num_tags=qm.num_tags, max_seq_len=opts.max_seq_len, prune_heads=fm.num_heads - heads_kept,
             embedding_macro="INT4" if opts.embedding == "int4" else "INT8",
             embedding_bits=4 if opts.embedding == "int4" else 8,
             act_per_tensor=int(opts.act_scale == "per-tensor"), smoothing=int(opts.smoothing == "on"),
@@ -412,7 +412,8 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
                  "heads_kept": heads_kept, "head_dim": fm.head_dim, "intermediate": fm.intermediate,
                  "vocab_size": fm.vocab_size, "max_position": qm.max_position,
                  "source_max_position": fm.max_position,
-                 "num_labels": len(fm.labels) if fm.has_classifier else 0},
+                 "num_labels": len(fm.labels) if fm.has_classifier else 0,
+                 **({"num_tags": qm.num_tags} if qm.num_tags else {})},   # models without the head: as before
         "options": opts.public(),
         "tokenizer": tokenizer,
         "flash_bytes": {"weights": len(blob), "weights_by_group": groups, "vocabulary": len(vocab_bytes),
@@ -461,14 +462,15 @@ GLOBAL_SECTIONS = ["word_embeddings", "word_embeddings", "position_embeddings", 
 LAYER_GROUPS = (["layer_params"] + ["attention_qkv"] * 12 + ["attention_output"] * 4 + ["ffn_up"] * 4
                 + ["ffn_down"] * 4 + ["layernorm"] * 4 + ["smoothing"] * 3)
 TAIL_GROUPS = ["pooler"] * 4 + ["classifier"] * 4 + ["labels"]
+TAGGER_GROUPS = ["token_classifier"] * 4 + ["tags"]
 
 
 def weight_groups(blob: bytes) -> dict:
     """Flash bytes of the weights blob by tensor group, read from its section table (docs/model-format.md);
     each section counts with its padding, so the groups add up to the blob's length."""
     head = np.frombuffer(blob[:64], dtype="<u4")
-    n_layers, n_sections, table = int(head[2]), int(head[13]), int(head[14])
-    names = GLOBAL_SECTIONS + LAYER_GROUPS * n_layers + TAIL_GROUPS
+    n_layers, n_sections, table, n_tags = int(head[2]), int(head[13]), int(head[14]), int(head[15])
+    names = GLOBAL_SECTIONS + LAYER_GROUPS * n_layers + TAIL_GROUPS + (TAGGER_GROUPS if n_tags else [])
     if len(names) != n_sections:
         raise UserError(f"weights blob has {n_sections} sections, expected {len(names)}: converter and "
                         "model_format disagree on docs/model-format.md")

@@ -1,7 +1,8 @@
 """The `float` engine: a numpy float64 forward pass of a FloatModel (no torch).
 
 Post-LN BERT exactly as transformers' BertModel computes it (token type 0 for every token, no padding).
-`forward(fm, ids)` returns every hidden state, the [CLS] vector, the pooled output and the logits;
+`forward(fm, ids)` returns every hidden state, the [CLS] vector, the pooled output, the logits and the
+token classifier's logits of every token (models with that head);
 with `trace=True` it also returns the intermediate tensors the quantizer calibrates on.
 """
 from __future__ import annotations
@@ -56,6 +57,7 @@ class FloatResult:
     pooled: np.ndarray | None         # tanh(pooler), [H]
     logits: np.ndarray | None         # [C]
     trace: dict = field(default_factory=dict)
+    tag_logits: np.ndarray | None = None   # [N, T]: the token classifier on every last hidden row
 
     @property
     def last_hidden(self) -> np.ndarray:
@@ -64,6 +66,10 @@ class FloatResult:
     @property
     def label(self) -> int | None:
         return None if self.logits is None else int(np.argmax(self.logits))
+
+    @property
+    def tags(self) -> np.ndarray | None:
+        return None if self.tag_logits is None else np.argmax(self.tag_logits, axis=-1)
 
 
 def forward(fm: FloatModel, ids, gelu: str | None = None, trace: bool = False) -> FloatResult:
@@ -112,4 +118,6 @@ def forward(fm: FloatModel, ids, gelu: str | None = None, trace: bool = False) -
             tr["pool_pre"] = pool_pre
         if fm.cls_w is not None:
             logits = pooled @ f64(fm.cls_w).T + fm.cls_b
-    return FloatResult(hidden_states=states, cls=h[0].copy(), pooled=pooled, logits=logits, trace=tr)
+    tag_logits = None if fm.tag_w is None else h @ f64(fm.tag_w).T + fm.tag_b
+    return FloatResult(hidden_states=states, cls=h[0].copy(), pooled=pooled, logits=logits, trace=tr,
+                       tag_logits=tag_logits)

@@ -55,6 +55,9 @@ class FloatModel:
     cls_w: np.ndarray | None = None        # [num_labels, hidden]
     cls_b: np.ndarray | None = None
     labels: list[str] = field(default_factory=list)
+    tag_w: np.ndarray | None = None        # token classification (tagging) head [num_tags, hidden], every token
+    tag_b: np.ndarray | None = None
+    tags: list[str] = field(default_factory=list)
     name: str = "model"
     gelu: str = "erf"                      # the checkpoint's GELU: "erf" (HF "gelu") or "tanh" (gelu_new & co.)
 
@@ -73,3 +76,7 @@ class FloatModel:
     @property
     def has_classifier(self) -> bool:
         return self.cls_w is not None
+
+    @property
+    def num_tags(self) -> int:
+        return 0 if self.tag_w is None else int(self.tag_w.shape[0])

@@ -2,7 +2,9 @@
 
 Accepted: `BertModel` and `BertForSequenceClassification` checkpoints (`config.json` with model_type "bert",
 `model.safetensors` or `pytorch_model.bin`, `vocab.txt`, optional `tokenizer_config.json`, optional
-`labels.json`). MLM/NSP heads (`cls.*`) are dropped; the pooler and the classifier are kept.
+`labels.json`). MLM/NSP heads (`cls.*`) are dropped; the pooler and the classifier are kept, and so is an
+optional token-classification (slot tagging) head `token_classifier.weight` / `.bias` with its tag names in
+`tags.json`.
 
 `pytorch_model.bin` is a zip of a pickle plus one raw file per tensor storage; `_TorchZipUnpickler` rebuilds
 numpy arrays from it and refuses every class outside a short allow-list, so no code from the file runs.
@@ -257,6 +259,26 @@ def read_labels(folder: Path, cfg: dict, num_labels: int) -> list[str]:
     return labels
 
 
+MAX_TAGS = 256   # tag ids are uint8 on the device
+
+
+def read_tags(folder: Path, num_tags: int) -> list[str]:
+    """tags.json: a list of tag names ("O", then "B-<slot>", "I-<slot>" pairs), one per output of the token
+    classifier; default TAG_i when the file is absent."""
+    path = folder / "tags.json"
+    if not path.is_file():
+        return [f"TAG_{i}" for i in range(num_tags)]
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise UserError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise UserError(f"{path}: expected a list of tag names")
+    if len(raw) != num_tags:
+        raise UserError(f"{path}: {len(raw)} tags but the token classifier has {num_tags} outputs")
+    return list(raw)
+
+
 # --------------------------------------------------------------------------------------------------------
 # the model
 # --------------------------------------------------------------------------------------------------------
@@ -287,7 +309,7 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
     for k, v in sd.items():
         if k.startswith("bert."):
             base[k[5:]] = v
-        elif not k.startswith(("cls.", "classifier.")):
+        elif not k.startswith(("cls.", "classifier.", "token_classifier.")):
             base.setdefault(k, v)
     # old TF-converted checkpoints name LayerNorm parameters gamma/beta
     base = {k.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias"): v
@@ -343,6 +365,18 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
                             "(BertForSequenceClassification classifies the pooled [CLS])")
         labels = read_labels(folder, cfg, cls_w.shape[0])
 
+    tag_w, tag_b, tags = sd.get("token_classifier.weight"), sd.get("token_classifier.bias"), []
+    if tag_w is not None:
+        tag_w = np.ascontiguousarray(tag_w, dtype=np.float32)
+        if tag_w.ndim != 2 or tag_w.shape[1] != hidden or not 1 <= tag_w.shape[0] <= MAX_TAGS:
+            raise UserError(f"{wpath}: token_classifier.weight is {list(tag_w.shape)}, expected "
+                            f"[num_tags, {hidden}] with 1..{MAX_TAGS} tags")
+        tag_b = (np.zeros(tag_w.shape[0], np.float32) if tag_b is None
+                 else np.ascontiguousarray(tag_b, dtype=np.float32).reshape(-1))
+        if tag_b.shape != (tag_w.shape[0],):
+            raise UserError(f"{wpath}: token_classifier.bias has {tag_b.size} values, expected {tag_w.shape[0]}")
+        tags = read_tags(folder, tag_w.shape[0])
+
     pos = get("embeddings.position_embeddings.weight")
     typ = get("embeddings.token_type_embeddings.weight")
     return FloatModel(
@@ -354,7 +388,7 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
         do_lower_case=tok["do_lower_case"], strip_accents=tok["strip_accents"],
         tokenize_chinese_chars=tok["tokenize_chinese_chars"],
         pooler_w=pooler_w, pooler_b=pooler_b, cls_w=cls_w, cls_b=cls_b, labels=labels,
-        name=_model_name(folder),
+        tag_w=tag_w, tag_b=tag_b, tags=tags, name=_model_name(folder),
         gelu="erf" if cfg.get("hidden_act", "gelu") == "gelu" else "tanh",
     )
 
@@ -363,5 +397,5 @@ def input_files(folder: str | os.PathLike) -> list[Path]:
     """The files a conversion reads (for the manifest's checksums and the on-the-fly cache key)."""
     folder = Path(folder)
     names = ["config.json", find_weights_file(folder).name, "vocab.txt", "tokenizer_config.json",
-             "labels.json", "calibration.jsonl", "training.json"]
+             "labels.json", "tags.json", "calibration.jsonl", "training.json"]
     return [folder / n for n in names if (folder / n).is_file()]

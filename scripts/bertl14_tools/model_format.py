@@ -20,11 +20,13 @@ HEADER_WORDS = 16
 GLOBAL_SECTIONS = 7
 LAYER_SECTIONS = 32
 TAIL_SECTIONS = 9
+TAGGER_SECTIONS = 5        # optional, after the tail: token classifier w, mult, shift, bias, tag names
 
 FLAG_INT4 = 1 << 0
 FLAG_PER_TENSOR = 1 << 1
 FLAG_SMOOTHING = 1 << 2
 FLAG_CLASSIFIER = 1 << 3
+FLAG_TAGGER = 1 << 4
 
 FILE_MAGIC = b"BERTL14\0"
 FILE_VERSION = 1
@@ -35,8 +37,12 @@ LAYER_LINEARS = ("q", "k", "v", "o", "i", "o2")
 PARAMS_LAYER = ("f_q", "f_k", "f_v", "f_r1", "f_up", "f_r2")
 
 
-def num_sections(num_layers: int) -> int:
-    return GLOBAL_SECTIONS + LAYER_SECTIONS * num_layers + TAIL_SECTIONS
+def num_sections(num_layers: int, tagger: bool = False) -> int:
+    return GLOBAL_SECTIONS + LAYER_SECTIONS * num_layers + TAIL_SECTIONS + (TAGGER_SECTIONS if tagger else 0)
+
+
+def _names(names: list[str]) -> bytes:
+    return b"".join(s.encode("utf-8") + b"\0" for s in names)
 
 
 def _le(a: np.ndarray, dtype: str) -> bytes:
@@ -68,14 +74,16 @@ def _sections(qm: QuantModel) -> list[bytes]:
                  _le(L.res1_u, "<u2"), _le(L.res2_u, "<u2"), _le(L.gelu_ism, "<u2")]
     secs += _linear_sections(qm.pooler if qm.cls is not None else None)
     secs += _linear_sections(qm.cls)
-    secs.append(b"".join(s.encode("utf-8") + b"\0" for s in qm.labels) if qm.cls is not None else b"")
+    secs.append(_names(qm.labels) if qm.cls is not None else b"")
+    if qm.tagger is not None:
+        secs += _linear_sections(qm.tagger) + [_names(qm.tags)]
     return secs
 
 
 def pack_weights(qm: QuantModel) -> bytes:
     """The weights blob: header, section table, 4-byte aligned sections (little-endian)."""
     secs = _sections(qm)
-    assert len(secs) == num_sections(qm.num_layers)
+    assert len(secs) == num_sections(qm.num_layers, qm.tagger is not None)
     table_offset = HEADER_WORDS * 4
     pos = table_offset + 8 * len(secs)
     table, body = [], bytearray()
@@ -84,10 +92,11 @@ def pack_weights(qm: QuantModel) -> bytes:
         body += s + b"\0" * (-len(s) % 4)
         pos += len(s) + (-len(s) % 4)
     flags = ((FLAG_INT4 if qm.embedding == "int4" else 0) | (FLAG_PER_TENSOR if qm.act_scale == "per_tensor" else 0)
-             | (FLAG_SMOOTHING if qm.smoothing else 0) | (FLAG_CLASSIFIER if qm.cls is not None else 0))
+             | (FLAG_SMOOTHING if qm.smoothing else 0) | (FLAG_CLASSIFIER if qm.cls is not None else 0)
+             | (FLAG_TAGGER if qm.tagger is not None else 0))
     header = struct.pack("<4s15I", MAGIC, FORMAT_VERSION, qm.num_layers, qm.hidden, qm.heads_total, qm.heads_kept,
                          qm.head_dim, qm.intermediate, qm.vocab_size, qm.max_position, qm.num_labels, flags, pos,
-                         len(secs), table_offset, 0)
+                         len(secs), table_offset, qm.num_tags)
     blob = header + b"".join(struct.pack("<II", o, n) for o, n in table) + bytes(body)
     assert len(blob) == pos and len(blob) % 4 == 0
     return blob
@@ -112,14 +121,17 @@ def _header(blob: bytes) -> dict:
     if w[0] != MAGIC:
         raise UserError("not a bertl14 weights blob (bad magic); convert the model with `bertl14 convert`")
     names = ("format_version", "num_layers", "hidden", "heads_total", "heads_kept", "head_dim", "intermediate",
-             "vocab_size", "max_position", "num_labels", "flags", "total_bytes", "num_sections", "table_offset")
-    hdr = dict(zip(names, w[1:15]))
+             "vocab_size", "max_position", "num_labels", "flags", "total_bytes", "num_sections", "table_offset",
+             "num_tags")
+    hdr = dict(zip(names, w[1:16]))
     if hdr["format_version"] != FORMAT_VERSION:
         raise UserError(f"weights blob format version {hdr['format_version']}, this bertl14 reads version "
                         f"{FORMAT_VERSION}; convert the model again")
     if hdr["total_bytes"] != len(blob):
         raise UserError(f"weights blob is {len(blob)} bytes but its header says {hdr['total_bytes']}: truncated")
-    if hdr["num_sections"] != num_sections(hdr["num_layers"]):
+    if bool(hdr["flags"] & FLAG_TAGGER) != (hdr["num_tags"] != 0):
+        raise UserError("weights blob header: the token classifier flag and num_tags disagree")
+    if hdr["num_sections"] != num_sections(hdr["num_layers"], hdr["num_tags"] != 0):
         raise UserError("weights blob section table does not match its layer count")
     return hdr
 
@@ -182,12 +194,22 @@ def read_weights(blob: bytes) -> QuantModel:
         cls = linear(C, H, 15, 10)
         raw = bytes(sec("u1"))
         labels = [s.decode("utf-8") for s in raw.split(b"\0")[:C]]
+    else:
+        for _ in range(TAIL_SECTIONS):
+            next(it)
+    tagger = None
+    tags: list[str] = []
+    if flags & FLAG_TAGGER:
+        T = hdr["num_tags"]
+        tagger = linear(T, H, f_h, 10)
+        tags = [s.decode("utf-8") for s in bytes(sec("u1")).split(b"\0")[:T]]
     return QuantModel(
         num_layers=L, hidden=H, heads_total=hdr["heads_total"], heads_kept=A, head_dim=d, intermediate=I,
         vocab_size=V, max_position=P, embedding="int4" if int4 else "int8",
         act_scale="per_tensor" if flags & FLAG_PER_TENSOR else "per_token", smoothing=bool(flags & FLAG_SMOOTHING),
         word_q=word_q, word_scale=word_scale, word_shift=word_shift, pos_q=pos_q, pos_scale=pos_scale,
-        pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln, layers=layers, pooler=pooler, cls=cls, labels=labels)
+        pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln, layers=layers, pooler=pooler, cls=cls, labels=labels,
+        tagger=tagger, tags=tags)
 
 
 def write_model_file(path, weights: bytes, vocab_words) -> None:

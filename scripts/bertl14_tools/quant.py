@@ -88,10 +88,16 @@ class QuantModel:
     pooler: QLinear | None = None
     cls: QLinear | None = None
     labels: list[str] = field(default_factory=list)
+    tagger: QLinear | None = None     # token classification head on every token's last row (logits Q10)
+    tags: list[str] = field(default_factory=list)
 
     @property
     def num_labels(self) -> int:
         return len(self.labels) if self.cls is not None else 0
+
+    @property
+    def num_tags(self) -> int:
+        return len(self.tags) if self.tagger is not None else 0
 
     @property
     def has_classifier(self) -> bool:
@@ -303,10 +309,15 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
         pooler = quantize_linear(fm.pooler_w, fm.pooler_b, f_h, 12, "pooler")
         cls = quantize_linear(fm.cls_w, fm.cls_b, 15, 10, "classifier")
         labels = list(fm.labels) or [f"LABEL_{i}" for i in range(fm.cls_w.shape[0])]
+    tagger = None
+    tags: list[str] = []
+    if fm.tag_w is not None:      # like the classifier, on each token's INT8 output row (F = f_h), logits Q10
+        tagger = quantize_linear(fm.tag_w, fm.tag_b, f_h, 10, "token classifier")
+        tags = list(fm.tags) or [f"TAG_{i}" for i in range(fm.tag_w.shape[0])]
     return QuantModel(
         num_layers=L, hidden=H, heads_total=fm.num_heads, heads_kept=a, head_dim=d,
         intermediate=fm.intermediate, vocab_size=fm.vocab_size, max_position=P,
         embedding=opts.embedding, act_scale=opts.act_scale, smoothing=bool(opts.smoothing),
         word_q=word_q, word_scale=word_scale, word_shift=word_shift,
         pos_q=pos_q, pos_scale=pos_scale, pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln,
-        layers=layers, pooler=pooler, cls=cls, labels=labels)
+        layers=layers, pooler=pooler, cls=cls, labels=labels, tagger=tagger, tags=tags)

@@ -233,6 +233,13 @@ def pooler_tanh(x):
     return sat(tanh_lut_q15(x), 16)
 
 
+def token_tags(h8, s_h, tagger: QLinear):
+    """Token classification of every row of the last hidden state (int8 rows, scales s_h): int32 logits in Q10
+    [N, T] (the classifier's linear, sat32) and each row's tag, the first index of its largest logit."""
+    logits = linear_s8_s16(h8, s_h, tagger, 32)
+    return logits, np.argmax(logits, axis=-1)
+
+
 def classifier_score(logits):
     """(label = first argmax, score_q16 = softmax probability of the label in Q16, capped at 65535)."""
     logits = np.asarray(logits, np.int64)
@@ -267,6 +274,8 @@ class EncodeResult:
     logits: np.ndarray | None   # int32 [C] in Q10
     label: int | None
     score_q16: int | None
+    tag_logits: np.ndarray | None = None   # int32 [N, T] in Q10 (models with a token classifier)
+    tags: np.ndarray | None = None         # [N] tag of every token
 
     @property
     def cls(self) -> np.ndarray:
@@ -336,6 +345,10 @@ def encode(qm: QuantModel, ids) -> EncodeResult:
         p8, sp = quantize_row_s8(pooled)
         logits = linear_s8_s16(p8, sp, qm.cls, 32)[0]
         label, score = classifier_score(logits)
+    tag_logits = tags = None
+    if qm.tagger is not None:
+        tag_logits, tags = token_tags(h8, sh, qm.tagger)
+        tag_logits = tag_logits.astype(np.int32)
     return EncodeResult(hidden=h8.astype(np.int8), hidden_scale=sh.astype(np.uint32), hidden_f=fh,
                         logits=None if logits is None else logits.astype(np.int32), label=label,
-                        score_q16=score)
+                        score_q16=score, tag_logits=tag_logits, tags=tags)

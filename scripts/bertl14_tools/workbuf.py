@@ -3,8 +3,9 @@
 
 The plan: the residual stream h, keys and values of every token (int8 + per-head uint32 scales),
 then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
-load across the block). Nothing depends on the number of layers; everything else grows linearly
-in max_seq_len.
+load across the block), and last the token classifier's logits of one token row (num_tags int32; none
+without that head, so models without it keep their figure). Nothing depends on the number of layers;
+everything else grows linearly in max_seq_len.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _a4(x: int) -> int:
 
 
 def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_labels: int,
-         max_seq_len: int) -> dict[str, int]:
+         max_seq_len: int, num_tags: int = 0) -> dict[str, int]:
     """Byte offset of every work-buffer region and `total`, exactly as bertl14_plan() lays them out."""
     n, B, H, I = max_seq_len, TOKEN_BLOCK, hidden, intermediate
     A = heads_kept * head_dim
@@ -33,7 +34,7 @@ def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_lab
         ("q16", B * A * 2), ("q8", B * A), ("q_scale", B * heads_kept * 4),
         ("ctx16", B * A * 2), ("scores", n * 4), ("probs", n),
         ("y32", B * Y * 4), ("ln16", B * H * 2), ("h1", B * H), ("h1_scale", B * 4),
-        ("up16", B * I * 2),
+        ("up16", B * I * 2), ("tag32", num_tags * 4),
     ]
     out, off = {}, 0
     for name, size in regions:
@@ -52,10 +53,11 @@ def required_work_buffer_size(weights: bytes, max_seq_len: int) -> int:
     if w[0] != BLOB_MAGIC or w[1] != 1 or max_seq_len > w[9]:
         return 0
     _, _, _layers, hidden, _heads_total, heads_kept, head_dim, inter, _vocab, _maxpos, labels = w[:11]
-    return plan(hidden, heads_kept, head_dim, inter, labels, max_seq_len)["total"]
+    return plan(hidden, heads_kept, head_dim, inter, labels, max_seq_len, num_tags=w[15])["total"]
 
 
 def work_buffer_size(qm, max_seq_len: int) -> int:
-    """The same from a QuantModel-like object with hidden, heads_kept, head_dim, intermediate, num_labels."""
+    """The same from a QuantModel-like object with hidden, heads_kept, head_dim, intermediate, num_labels
+    (and num_tags)."""
     return plan(qm.hidden, qm.heads_kept, qm.head_dim, qm.intermediate, getattr(qm, "num_labels", 0),
-                max_seq_len)["total"]
+                max_seq_len, getattr(qm, "num_tags", 0))["total"]

@@ -119,3 +119,36 @@ def test_float_forward_matches_transformers(tiny):
     with torch.no_grad():
         logits = m(torch.tensor([ids])).logits[0].numpy()
     assert np.abs(float_engine.forward(fm, ids).logits - logits).max() < 1e-4
+
+
+def _add_token_classifier(d, tags: int, bias: bool = True):
+    from safetensors.numpy import load_file, save_file
+    sd = dict(load_file(str(d / "model.safetensors")))
+    rng = np.random.default_rng(1)
+    sd["token_classifier.weight"] = rng.standard_normal((tags, 32)).astype(np.float32)
+    if bias:
+        sd["token_classifier.bias"] = rng.standard_normal(tags).astype(np.float32)
+    save_file(sd, str(d / "model.safetensors"))
+
+
+def test_token_classifier_and_tags_json(tiny):
+    """The optional slot-tagging head: token_classifier.* and tags.json (TAG_i without it)."""
+    assert load_hf(tiny).tag_w is None and load_hf(tiny).num_tags == 0
+    _add_token_classifier(tiny, 5, bias=False)
+    fm = load_hf(tiny)
+    assert fm.tag_w.shape == (5, 32) and fm.tag_b.tolist() == [0.0] * 5 and fm.tags == [f"TAG_{i}" for i in range(5)]
+    (tiny / "tags.json").write_text(json.dumps(["O", "B-name", "I-name", "B-area", "I-area"]))
+    fm = load_hf(tiny)
+    assert fm.tags[1] == "B-name" and fm.has_classifier and fm.num_tags == 5
+    f = float_engine.forward(fm, [3, 7, 8, 4])
+    assert np.allclose(f.tag_logits, f.last_hidden @ fm.tag_w.T.astype(np.float64) + fm.tag_b)
+    assert f.tags.tolist() == np.argmax(f.tag_logits, axis=1).tolist()
+    (tiny / "tags.json").write_text(json.dumps(["O", "B-name"]))
+    with pytest.raises(UserError, match="2 tags but the token classifier has 5"):
+        load_hf(tiny)
+    (tiny / "tags.json").write_text(json.dumps({"0": "O"}))
+    with pytest.raises(UserError, match="expected a list of tag names"):
+        load_hf(tiny)
+    _add_token_classifier(tiny, 300)
+    with pytest.raises(UserError, match="1..256 tags"):
+        load_hf(tiny)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from ref_util import random_float_model, random_ids
 
-from bertl14_tools import gen_luts
+from bertl14_tools import float_engine, gen_luts
 from bertl14_tools import model_format as MF
 from bertl14_tools import reference as R
 from bertl14_tools.errors import UserError
@@ -151,3 +151,40 @@ def test_float_engine_errors():
     for ids, msg in (([], "0 tokens"), (list(range(fm.max_position + 1)), "takes 1..40"), ([fm.vocab_size], "vocabulary")):
         with pytest.raises(UserError, match=msg):
             forward(fm, ids)
+
+
+@pytest.mark.parametrize("labels", [3, 0])
+def test_token_classifier_sections_and_round_trip(labels):
+    """The optional tagger: flag bit 4, num_tags in header word 15, five sections after the tail (the classifier's
+    quantization, Q10 logits from the last hidden rows); a model without it packs as before (word 15 zero)."""
+    fm = random_float_model(labels=labels, seed=8)
+    plain = MF.pack_weights(quantize(fm, [[1, 2, 3, 4]]))
+    rng = np.random.default_rng(2)
+    fm.tag_w = (rng.standard_normal((5, fm.hidden)) * 0.5).astype(np.float32)
+    fm.tag_b = (rng.standard_normal(5) * 0.1).astype(np.float32)
+    fm.tags = ["O", "B-name", "I-name", "B-área", "I-área"]
+    qm = quantize(fm, [[1, 2, 3, 4]])
+    blob = MF.pack_weights(qm)
+    w = struct.unpack_from("<4s15I", blob)
+    assert w[11] & MF.FLAG_TAGGER and w[15] == 5 and w[13] == MF.num_sections(fm.num_layers, True)
+    assert struct.unpack_from("<4s15I", plain)[15] == 0 and not struct.unpack_from("<4s15I", plain)[11] & MF.FLAG_TAGGER
+    assert blob[:64 + 8 * MF.num_sections(fm.num_layers)] != plain[:64]            # header differs, ...
+    n = w[13]
+    table = struct.unpack_from(f"<{2 * n}I", blob, 64)
+    o, s = table[2 * (n - 1)], table[2 * (n - 1) + 1]
+    assert blob[o:o + s] == "O\0B-name\0I-name\0B-área\0I-área\0".encode()
+    assert table[2 * (n - 5) + 1] == 5 * fm.hidden * 2                                 # tag.w int16 [T][H]
+    qm2 = MF.read_weights(blob)
+    assert MF.pack_weights(qm2) == blob and qm2.tags == fm.tags and qm2.num_tags == 5
+    for ids in random_ids(rng, fm.vocab_size, 6, qm.max_position):
+        r = R.encode(qm2, ids)
+        assert r.tag_logits.shape == (len(ids), 5) and r.tags.tolist() == np.argmax(r.tag_logits, 1).tolist()
+        assert np.array_equal(r.tag_logits, R.encode(qm, ids).tag_logits)
+        # the head's own rounding: the float head on the same (dequantized) rows, within a few Q10 steps
+        want = r.dequant() @ fm.tag_w.astype(np.float64).T + fm.tag_b
+        assert np.abs(r.tag_logits * 2.0 ** -R.F_SM - want).max() < 4 * 2.0 ** -R.F_SM
+    assert float_engine.forward(fm, [1, 2, 3]).tag_logits.shape == (3, 5)
+    bad = bytearray(blob)
+    struct.pack_into("<I", bad, 60, 0)                                                   # num_tags 0, flag set
+    with pytest.raises(UserError, match="token classifier flag"):
+        MF.read_weights(bytes(bad))
