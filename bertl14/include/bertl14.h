@@ -31,6 +31,7 @@ typedef enum {
     BERTL14_ERR_NOT_INITIALIZED = -7,  /**< context used before bertl14_init / bertl14_ctx_init */
     BERTL14_ERR_NO_CLASSIFIER = -8,    /**< model has no pooler + classifier head */
     BERTL14_ERR_INVALID_TOKEN = -9,    /**< a token id is outside the vocabulary */
+    BERTL14_ERR_NO_TAGGER = -10,       /**< model has no token classification (tagging) head */
 } bertl14_status_t;
 
 /** Element types of a tensor view. */
@@ -87,6 +88,7 @@ typedef struct {
     uint32_t h1;         /**< int8 [block][hidden]: attention block output (FFN residual) */
     uint32_t h1_scale;   /**< uint32 [block] */
     uint32_t up16;       /**< int16 [block][inter]: FFN up / GELU / its quantized form */
+    uint32_t tag32;      /**< int32 [num_tags]: one token's tag logits (own region: classify's logits stay valid) */
     uint32_t total;      /**< bytes */
 } bertl14_plan_t;
 
@@ -95,7 +97,8 @@ typedef struct {
     uint32_t hidden, num_layers, num_heads, head_dim, intermediate;
     uint32_t max_heads_kept;   /**< heads per layer after pruning (the same in every layer) */
     uint32_t max_position, vocab_size, num_labels;
-    uint32_t flags;            /**< blob flags (INT4 embeddings, classifier present, ...) */
+    uint32_t num_tags;         /**< outputs of the token classification head (0: none) */
+    uint32_t flags;            /**< blob flags (INT4 embeddings, classifier present, tagger present, ...) */
 } bertl14_dims_t;
 
 /**
@@ -151,6 +154,23 @@ bertl14_status_t bertl14_classify(bertl14_classification_t *result);
 /** Label name of class idx of the default context's model ("" if out of range or none). */
 const char *bertl14_label_name(uint32_t idx);
 
+/** bertl14_tokenize that also gives each token's byte span in @p text: offsets[2i], offsets[2i+1] = start,
+ *  end (exclusive) of token i ([CLS] and [SEP]: 0, 0; a "##" piece: its bytes of the word; 65535 caps
+ *  offsets beyond). @p offsets holds 2 * max_tokens values (NULL: ids only, i.e. bertl14_tokenize).
+ *  Same ids and statuses as bertl14_tokenize: it is the same tokenizer. */
+bertl14_status_t bertl14_tokenize_offsets(const char *text, int32_t *tokens, uint16_t *offsets,
+                                          uint32_t *token_count, uint32_t max_tokens);
+
+/** Token classification (slot tags) of every token of the last encode: tags[i] = first index of the
+ *  largest tag logit of token i (int32 logits in Q10, as the classifier's), for the first
+ *  min(seq_len, max_tokens) tokens; *count = how many were written. Works before or after bertl14_classify.
+ *  @return BERTL14_OK, BERTL14_ERR_TOKEN_OVERFLOW (max_tokens < seq_len: the first max_tokens written),
+ *          BERTL14_ERR_NO_TAGGER, BERTL14_ERR_NOT_INITIALIZED (nothing encoded), BERTL14_ERR_NULL_POINTER */
+bertl14_status_t bertl14_tag(uint8_t *tags, uint32_t max_tokens, uint32_t *count);
+
+/** Tag name of tag idx of the default context's model ("" if out of range or no tagger). */
+const char *bertl14_tag_name(uint32_t idx);
+
 /** The default context (for the bertl14_ctx_* calls, e.g. to read scales). */
 bertl14_ctx_t *bertl14_default_ctx(void);
 
@@ -166,6 +186,22 @@ bertl14_status_t bertl14_ctx_dump_tensor(const bertl14_ctx_t *ctx, const bertl14
 bertl14_status_t bertl14_ctx_set_output_hook(bertl14_ctx_t *ctx, bertl14_write_fn write, void *user);
 bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification_t *result);
 const char *bertl14_ctx_label_name(const bertl14_ctx_t *ctx, uint32_t idx);
+
+/** bertl14_tokenize_offsets on ctx: ids and byte spans come from the one tokenizer bertl14_ctx_tokenize runs. */
+bertl14_status_t bertl14_ctx_tokenize_offsets(const bertl14_ctx_t *ctx, const char *text, int32_t *tokens,
+                                              uint16_t *offsets, uint32_t *token_count, uint32_t max_tokens);
+
+/** bertl14_tag on ctx. Reads only the last encode's output rows, which bertl14_ctx_classify keeps. */
+bertl14_status_t bertl14_ctx_tag(bertl14_ctx_t *ctx, uint8_t *tags, uint32_t max_tokens, uint32_t *count);
+
+/** Tag name of tag idx of ctx's model ("" if out of range or no tagger). */
+const char *bertl14_ctx_tag_name(const bertl14_ctx_t *ctx, uint32_t idx);
+
+/** The num_tags tag logits (int32, Q10) of token `token` of the last encode, as a view into the work
+ *  buffer valid until the next tag call (bertl14_classify leaves it alone).
+ *  @return BERTL14_OK, BERTL14_ERR_INVALID_SEQ_LEN (token >= seq_len), BERTL14_ERR_NO_TAGGER,
+ *          BERTL14_ERR_NOT_INITIALIZED, BERTL14_ERR_NULL_POINTER */
+bertl14_status_t bertl14_ctx_tag_logits(bertl14_ctx_t *ctx, uint32_t token, const int32_t **logits);
 
 /** Row scale s of token row `token` of the last encode's INT8 output (real = q * s * 2^-(F + 8)),
  *  and the fixed-point exponent F of that output. */

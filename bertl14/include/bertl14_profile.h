@@ -25,7 +25,7 @@ typedef enum {
     BERTL14_STAGE_GELU,        /**< tanh-LUT GELU and the GELU-output smoothing */
     BERTL14_STAGE_FFN_DOWN,    /**< FFN down projection (linear kernel) */
     BERTL14_STAGE_LAYERNORM,   /**< residual adds and the integer LayerNorms (embedding LN included) */
-    BERTL14_STAGE_CLASSIFIER,  /**< pooler, classifier and score */
+    BERTL14_STAGE_CLASSIFIER,  /**< pooler, classifier and score; the token classifier (tags) */
     BERTL14_STAGE_COUNT
 } bertl14_stage_t;
 

@@ -27,12 +27,14 @@ const char *bertl14_status_str(bertl14_status_t status)
     case BERTL14_ERR_NOT_INITIALIZED: return "context not initialised (call bertl14_init first)";
     case BERTL14_ERR_NO_CLASSIFIER: return "model has no classifier head";
     case BERTL14_ERR_INVALID_TOKEN: return "token id outside the vocabulary";
+    case BERTL14_ERR_NO_TAGGER: return "model has no token tagging head";
     }
     return "unknown status";
 }
 
-bertl14_status_t bertl14_ctx_tokenize(const bertl14_ctx_t *ctx, const char *text, int32_t *tokens,
-                                      uint32_t *token_count, uint32_t max_tokens)
+/* the one tokenizer: bertl14_ctx_tokenize is this call without offsets */
+bertl14_status_t bertl14_ctx_tokenize_offsets(const bertl14_ctx_t *ctx, const char *text, int32_t *tokens,
+                                              uint16_t *offsets, uint32_t *token_count, uint32_t max_tokens)
 {
     if (!ctx || !text || !tokens || !token_count) {
         return BERTL14_ERR_NULL_POINTER;
@@ -40,7 +42,13 @@ bertl14_status_t bertl14_ctx_tokenize(const bertl14_ctx_t *ctx, const char *text
     if (ctx->initialized != BERTL14_CTX_MAGIC) {
         return BERTL14_ERR_NOT_INITIALIZED;
     }
-    return bertl14_tokenizer_run(ctx->config.vocab_offsets, text, tokens, token_count, max_tokens);
+    return bertl14_tokenizer_run(ctx->config.vocab_offsets, text, tokens, offsets, token_count, max_tokens);
+}
+
+bertl14_status_t bertl14_ctx_tokenize(const bertl14_ctx_t *ctx, const char *text, int32_t *tokens,
+                                      uint32_t *token_count, uint32_t max_tokens)
+{
+    return bertl14_ctx_tokenize_offsets(ctx, text, tokens, NULL, token_count, max_tokens);
 }
 
 bertl14_status_t bertl14_ctx_set_output_hook(bertl14_ctx_t *ctx, bertl14_write_fn write, void *user)
@@ -144,4 +152,20 @@ bertl14_status_t bertl14_classify(bertl14_classification_t *result)
 const char *bertl14_label_name(uint32_t idx)
 {
     return bertl14_ctx_label_name(&g_default_ctx, idx);
+}
+
+bertl14_status_t bertl14_tokenize_offsets(const char *text, int32_t *tokens, uint16_t *offsets,
+                                          uint32_t *token_count, uint32_t max_tokens)
+{
+    return bertl14_ctx_tokenize_offsets(&g_default_ctx, text, tokens, offsets, token_count, max_tokens);
+}
+
+bertl14_status_t bertl14_tag(uint8_t *tags, uint32_t max_tokens, uint32_t *count)
+{
+    return bertl14_ctx_tag(&g_default_ctx, tags, max_tokens, count);
+}
+
+const char *bertl14_tag_name(uint32_t idx)
+{
+    return bertl14_ctx_tag_name(&g_default_ctx, idx);
 }

@@ -1,4 +1,4 @@
-/* The integer encoder: work-buffer plan, forward pass, pooler + classifier.
+/* The integer encoder: work-buffer plan, forward pass, pooler + classifier, token classifier (tags).
  * Numerics: docs/numerics.md. One commented line a step; kernels in kernels/. */
 /* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
  * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
@@ -42,6 +42,7 @@ void bertl14_plan(const bertl14_dims_t *dims, uint32_t n, bertl14_plan_t *p)
     TAKE(h1, B * H);                 /* attention block output */
     TAKE(h1_scale, B * 4u);
     TAKE(up16, B * I * 2u);          /* FFN intermediate */
+    TAKE(tag32, dims->num_tags * 4u); /* one token's tag logits; 0 bytes without a tagger */
 #undef TAKE
     p->total = off;
 }
@@ -299,37 +300,60 @@ bertl14_status_t bertl14_ctx_dims(const bertl14_ctx_t *ctx, bertl14_dims_t *dims
     return BERTL14_OK;
 }
 
-/* ---- pooler + classifier ------------------------------------------------------------------ */
+/* ---- heads: pooler + classifier on [CLS], token classifier on every row ------------------- */
+
+/* Checks of the head calls; fills head. The heads read the output rows h and never write them. */
+BERTL14_NOINLINE static bertl14_status_t head_ready(const bertl14_ctx_t *ctx, bertl14_head_t *head,
+                                                    uint32_t present, bertl14_status_t absent)
+{
+    if (ctx->initialized != BERTL14_CTX_MAGIC || ctx->seq_len == 0) {
+        return BERTL14_ERR_NOT_INITIALIZED;
+    }
+    bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, head);
+    return present ? BERTL14_OK : absent;
+}
+
+/* y = lin(output row t) (sat32): the row widened into x16 with its scale */
+static void row_linear(bertl14_ctx_t *ctx, uint32_t t, const bertl14_linear_t *lin, int32_t *y)
+{
+    const uint32_t H = ctx->dims.hidden;
+    load_rows(ctx, BUF(ctx, h, int8_t) + t * H, BUF(ctx, h_scale, uint32_t) + t, 1, H);
+    BERTL14_STAGE(CLASSIFIER);
+    bertl14_linear_s16(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), 1, H, lin->w, lin->out, &lin->rq,
+                       NULL, y, lin->out);
+}
+
+static uint32_t first_argmax(const int32_t *y, uint32_t n)
+{
+    uint32_t best = 0;
+    for (uint32_t c = 1; c < n; c++) {
+        best = y[c] > y[best] ? c : best;
+    }
+    return best;
+}
 
 bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification_t *result)
 {
     if (!ctx || !result) {
         return BERTL14_ERR_NULL_POINTER;
     }
-    if (ctx->initialized != BERTL14_CTX_MAGIC || ctx->seq_len == 0) {
-        return BERTL14_ERR_NOT_INITIALIZED;
-    }
     bertl14_head_t head;
-    bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, &head);
-    if (!(ctx->dims.flags & BERTL14_FLAG_CLASSIFIER)) {
-        return BERTL14_ERR_NO_CLASSIFIER;
+    bertl14_status_t st = head_ready(ctx, &head, ctx->dims.flags & BERTL14_FLAG_CLASSIFIER,
+                                     BERTL14_ERR_NO_CLASSIFIER);
+    if (st != BERTL14_OK) {
+        return st;
     }
     const uint32_t H = ctx->dims.hidden, C = ctx->dims.num_labels;
     int16_t *x16 = BUF(ctx, x16, int16_t), *ln16 = BUF(ctx, ln16, int16_t);
     uint32_t *xs = BUF(ctx, x_scale, uint32_t);
     int32_t *y32 = BUF(ctx, y32, int32_t);
-    load_rows(ctx, BUF(ctx, h, int8_t), BUF(ctx, h_scale, uint32_t), 1, H);      /* [CLS] row */
-    BERTL14_STAGE(CLASSIFIER);
-    bertl14_linear_s16(x16, xs, 1, H, head.pooler.w, H, &head.pooler.rq, NULL, y32, H); /* z = cls Wp^T + bp (Q12) */
+    row_linear(ctx, 0, &head.pooler, y32);                                        /* z = cls Wp^T + bp (Q12) */
     for (uint32_t c = 0; c < H; c++) {
         ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
     }
     xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
     bertl14_linear_s16(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
-    uint32_t best = 0;
-    for (uint32_t c = 1; c < C; c++) {
-        best = y32[c] > y32[best] ? c : best;                                     /* first argmax */
-    }
+    const uint32_t best = first_argmax(y32, C);
     uint64_t sum = 0;
     for (uint32_t c = 0; c < C; c++) {                                            /* softmax denominator */
         sum += bertl14_exp_q23((uint64_t)((int64_t)y32[best] - y32[c]));
@@ -344,22 +368,58 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     return BERTL14_OK;
 }
 
-const char *bertl14_ctx_label_name(const bertl14_ctx_t *ctx, uint32_t idx)
+/* Tag logits of output row `token` in the tagger's own region, so a classification's logits stay valid */
+bertl14_status_t bertl14_ctx_tag_logits(bertl14_ctx_t *ctx, uint32_t token, const int32_t **logits)
 {
-    if (!ctx || ctx->initialized != BERTL14_CTX_MAGIC || idx >= ctx->dims.num_labels) {
+    if (!ctx || !logits) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    bertl14_head_t head;
+    bertl14_status_t st = head_ready(ctx, &head, ctx->dims.num_tags, BERTL14_ERR_NO_TAGGER);
+    if (st == BERTL14_OK && token >= ctx->seq_len) {
+        st = BERTL14_ERR_INVALID_SEQ_LEN;
+    }
+    if (st == BERTL14_OK) {
+        *logits = BUF(ctx, tag32, int32_t);
+        row_linear(ctx, token, &head.tagger, BUF(ctx, tag32, int32_t));          /* logits = h_t Wt^T + bt (Q10) */
+    }
+    return st;
+}
+
+bertl14_status_t bertl14_ctx_tag(bertl14_ctx_t *ctx, uint8_t *tags, uint32_t max_tokens, uint32_t *count)
+{
+    const int32_t *y;
+    bertl14_status_t st = tags && count ? bertl14_ctx_tag_logits(ctx, 0, &y) : BERTL14_ERR_NULL_POINTER;
+    if (st != BERTL14_OK) {
+        return st;                                                                /* no tagger, nothing encoded */
+    }
+    const uint32_t n = ctx->seq_len < max_tokens ? ctx->seq_len : max_tokens;
+    for (uint32_t t = 0; t < n; t++) {
+        if (t) {
+            bertl14_ctx_tag_logits(ctx, t, &y);                                   /* row 0: done by the check */
+        }
+        tags[t] = (uint8_t)first_argmax(y, ctx->dims.num_tags);                  /* first argmax */
+    }
+    *count = n;
+    return n < ctx->seq_len ? BERTL14_ERR_TOKEN_OVERFLOW : BERTL14_OK;
+}
+
+/* name idx of the labels (tags = 0) or the tags: NUL-terminated strings back to back in the blob */
+BERTL14_NOINLINE static const char *name_at(const bertl14_ctx_t *ctx, uint32_t idx, int tags)
+{
+    if (!ctx || ctx->initialized != BERTL14_CTX_MAGIC || idx >= (tags ? ctx->dims.num_tags : ctx->dims.num_labels)) {
         return "";
     }
     bertl14_head_t head;
     bertl14_model_head(ctx->config.weights_ptr, &ctx->dims, &head);
-    const char *s = head.labels;
-    if (!s) {
-        return "";
-    }
-    for (uint32_t i = 0; i < idx; i++) {
-        while (*s) {
-            s++;
+    const char *s = tags ? head.tags : head.labels;
+    while (idx--) {
+        while (*s++) {
         }
-        s++;
     }
     return s;
 }
+
+const char *bertl14_ctx_label_name(const bertl14_ctx_t *ctx, uint32_t idx) { return name_at(ctx, idx, 0); }
+
+const char *bertl14_ctx_tag_name(const bertl14_ctx_t *ctx, uint32_t idx) { return name_at(ctx, idx, 1); }

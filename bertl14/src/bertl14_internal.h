@@ -41,7 +41,7 @@ typedef struct {
     bertl14_ln_t ln2;
 } bertl14_layer_t;
 
-/** Embeddings, pooler, classifier. */
+/** Embeddings, pooler, classifier, token classifier (tagger). */
 typedef struct {
     const void *word;             /* int8 [V][H] or INT4 [V][H/2] */
     const uint16_t *word_scale;
@@ -52,6 +52,8 @@ typedef struct {
     bertl14_ln_t ln;              /* F_r = f_e */
     bertl14_linear_t pooler, classifier;
     const char *labels;           /* num_labels NUL-terminated names back to back */
+    bertl14_linear_t tagger;      /* num_tags > 0 only: on every token's output row, logits Q10 */
+    const char *tags;             /* num_tags NUL-terminated names */
 } bertl14_head_t;
 
 /* bertl14_model.c: the weights blob (docs/model-format.md) */
@@ -59,6 +61,8 @@ typedef struct {
 #define BERTL14_FLAG_PER_TENSOR 2u
 #define BERTL14_FLAG_SMOOTHING 4u
 #define BERTL14_FLAG_CLASSIFIER 8u
+#define BERTL14_FLAG_TAGGER 16u
+#define BERTL14_MAX_TAGS 256u           /* tag ids are uint8_t */
 bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dims);
 void bertl14_model_layer(const int16_t *weights, const bertl14_dims_t *dims, uint32_t l, bertl14_layer_t *layer);
 void bertl14_model_head(const int16_t *weights, const bertl14_dims_t *dims, bertl14_head_t *head);

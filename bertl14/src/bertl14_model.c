@@ -14,6 +14,7 @@
 #define GLOBAL_SECTIONS 7u
 #define LAYER_SECTIONS 32u
 #define TAIL_SECTIONS 9u
+#define TAGGER_SECTIONS 5u /* optional, after the tail: token classifier w, mult, shift, bias, tag names */
 
 static uint32_t word(const int16_t *blob, uint32_t i)
 {
@@ -34,6 +35,17 @@ static const void *section(const int16_t *blob, uint32_t s, uint32_t *size)
 
 static const int32_t *params(const int16_t *blob, uint32_t s) { return (const int32_t *)section(blob, s, NULL); }
 
+/* section s holds exactly n NUL-terminated names (the name lookups walk them) */
+static int names_ok(const int16_t *blob, uint32_t s, uint32_t n)
+{
+    uint32_t size, nuls = 0;
+    const char *names = (const char *)section(blob, s, &size);
+    for (uint32_t i = 0; i < size; i++) {
+        nuls += names[i] == 0;
+    }
+    return nuls == n && (size == 0 || names[size - 1u] == 0);
+}
+
 bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dims)
 {
     if (!weights || !dims) {
@@ -52,14 +64,17 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dim
     dims->max_position = word(weights, 9);
     dims->num_labels = word(weights, 10);
     dims->flags = word(weights, 11);
+    dims->num_tags = word(weights, 15);
     const uint32_t L = dims->num_layers, H = dims->hidden, A = dims->max_heads_kept, d = dims->head_dim;
-    const uint32_t total = word(weights, 12), S = word(weights, 13), table = word(weights, 14);
+    const uint32_t total = word(weights, 12), S = word(weights, 13), table = word(weights, 14), T = dims->num_tags;
+    const uint32_t tail = GLOBAL_SECTIONS + LAYER_SECTIONS * L;
     if (L == 0 || L > 64 || H == 0 || H > 4096 || (H & 1u) || A == 0 || d == 0 || d > BERTL14_MAX_HEAD_DIM ||
         A * d > 4096 || dims->intermediate == 0 || dims->intermediate > 16384 || dims->vocab_size == 0 ||
-        dims->max_position == 0 || dims->num_labels > 4096 || (dims->flags & ~15u) ||
+        dims->max_position == 0 || dims->num_labels > 4096 || (dims->flags & ~31u) ||
         (dims->flags & BERTL14_FLAG_PER_TENSOR) ||
         ((dims->flags & BERTL14_FLAG_CLASSIFIER) != 0) != (dims->num_labels != 0) ||
-        S != GLOBAL_SECTIONS + LAYER_SECTIONS * L + TAIL_SECTIONS || table != 64u || (total & 3u) ||
+        ((dims->flags & BERTL14_FLAG_TAGGER) != 0) != (T != 0) || T > BERTL14_MAX_TAGS ||
+        S != tail + TAIL_SECTIONS + (T ? TAGGER_SECTIONS : 0u) || table != 64u || (total & 3u) ||
         total < table + 8u * S) {
         return BERTL14_ERR_INVALID_CONFIG; /* per-tensor activation scales: Python reference only */
     }
@@ -69,14 +84,7 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dim
             return BERTL14_ERR_INVALID_CONFIG;
         }
     }
-    /* label names: exactly num_labels NUL-terminated strings (bertl14_label_name walks them) */
-    uint32_t size;
-    const char *labels = (const char *)section(weights, S - 1u, &size);
-    uint32_t nuls = 0;
-    for (uint32_t i = 0; i < size; i++) {
-        nuls += labels[i] == 0;
-    }
-    if (nuls != dims->num_labels || (size && labels[size - 1u] != 0)) {
+    if (!names_ok(weights, tail + TAIL_SECTIONS - 1u, dims->num_labels) || (T && !names_ok(weights, S - 1u, T))) {
         return BERTL14_ERR_INVALID_CONFIG;
     }
     return BERTL14_OK;
@@ -143,10 +151,10 @@ void bertl14_model_head(const int16_t *blob, const bertl14_dims_t *dims, bertl14
     layernorm(blob, 5, p[3], p[4], p[5], &head->ln);
     linear(blob, tail, dims->hidden, dims->hidden, &head->pooler);
     linear(blob, tail + 4u, dims->num_labels, dims->hidden, &head->classifier);
-    uint32_t size;
-    head->labels = (const char *)section(blob, tail + 8u, &size);
-    if (size == 0) {
-        head->labels = NULL;
+    head->labels = (const char *)section(blob, tail + 8u, NULL);
+    if (dims->num_tags) {
+        linear(blob, tail + TAIL_SECTIONS, dims->num_tags, dims->hidden, &head->tagger);
+        head->tags = (const char *)section(blob, tail + TAIL_SECTIONS + 4u, NULL);
     }
 }
 

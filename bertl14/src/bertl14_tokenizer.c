@@ -8,6 +8,9 @@
  * WordPiece finds the longest vocabulary piece at a position by narrowing the first-byte bucket one byte at a
  * time (two binary searches a byte), so a word of n bytes costs O(n * longest piece * log bucket) and the whole
  * text is linear in its length. Words over 100 characters are [UNK] without being looked up (as in HF).
+ * Each token can also get its byte span in the input (as HF's offsets): a word character remembers where its
+ * input character starts; a piece spans from its first character's input character to the end of its last
+ * character's input character (characters the normalizer removes belong to no token).
  * Layout of the section: scripts/bertl14_tools/vocab_blob.py and docs/tokenizer.md.
  */
 /* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
@@ -41,12 +44,17 @@ typedef struct {
     uint32_t flags, max_chars, unk_id;
 
     int32_t *ids;     /* output */
+    uint16_t *offsets; /* output: start, end byte of each id (NULL: not wanted) */
+    const uint8_t *text;
     uint32_t limit;   /* positions 1 .. limit-1 take pieces; limit = max_tokens - 1 is [SEP]'s last place */
     uint32_t n;       /* next position (keeps counting past limit to detect overflow) */
 
     uint8_t word[BERTL14_TOKENIZER_MAX_WORD_CHARS * 4u]; /* the current word, normalized, UTF-8 */
     uint32_t word_bytes, word_chars;
     int word_bad;     /* holds a character no piece contains, or is too long */
+    uint32_t src_start, src_end;   /* input bytes of the character being normalized (capped at 65535) */
+    uint32_t word_start, word_end; /* input bytes the current word covers (its first and last characters') */
+    uint16_t char_src[BERTL14_TOKENIZER_MAX_WORD_CHARS]; /* input start of each stored word character */
 } tok_t;
 
 static const char *const k_special_text[5] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -158,10 +166,17 @@ static uint32_t map_find(const tok_t *t, uint32_t cp)
 
 /* ---- output ----------------------------------------------------------------------------------------------- */
 
-static void emit(tok_t *t, uint32_t id)
+static uint32_t cap16(uint32_t x) { return x > 0xFFFFu ? 0xFFFFu : x; }
+
+/* start, end: input bytes, already capped at 65535 */
+static void emit(tok_t *t, uint32_t id, uint32_t start, uint32_t end)
 {
     if (t->n < t->limit) {
         t->ids[t->n] = (int32_t)id;
+        if (t->offsets) {
+            t->offsets[2u * t->n] = (uint16_t)start;
+            t->offsets[2u * t->n + 1u] = (uint16_t)end;
+        }
     }
     if (t->n != 0xFFFFFFFFu) {
         t->n++;
@@ -210,23 +225,28 @@ static uint32_t longest_piece(const tok_t *t, const piece_table_t *tab, const ui
 /* WordPiece on the finished word: greedy longest match first; any gap makes the whole word one [UNK] */
 static void flush_word(tok_t *t)
 {
-    uint32_t first = t->n, pos = 0u;
+    uint32_t first = t->n, pos = 0u, c0 = 0u;
     if (t->word_chars == 0u) {
         return;
     }
     if (t->word_bad || t->word_chars > t->max_chars) {
-        emit(t, t->unk_id);
+        emit(t, t->unk_id, t->word_start, t->word_end);
     } else {
         while (pos < t->word_bytes) {
-            uint32_t id = 0u;
+            uint32_t id = 0u, c1 = c0, last, cp;
             uint32_t len = longest_piece(t, pos == 0u ? &t->start : &t->cont, t->word + pos, t->word_bytes - pos, &id);
             if (len == 0u) {
                 t->n = first; /* rewind the pieces of this word */
-                emit(t, t->unk_id);
+                emit(t, t->unk_id, t->word_start, t->word_end);
                 break;
             }
-            emit(t, id);
-            pos += len;
+            for (len += pos; pos < len; pos++) {
+                c1 += (t->word[pos] & 0xC0u) != 0x80u; /* the piece is characters c0 .. c1-1 of the word */
+            }
+            last = t->char_src[c1 - 1u];               /* it ends with that character's input character */
+            last = last < 0xFFFFu ? cap16(last + bertl14_utf8_decode(t->text + last, &cp)) : last;
+            emit(t, id, t->char_src[c0], last);
+            c0 = c1;
         }
     }
     t->word_bytes = 0u;
@@ -239,7 +259,12 @@ static void append_char(tok_t *t, uint32_t cp, int unknown)
     if (unknown) {
         t->word_bad = 1;
     }
+    if (t->word_chars == 0u) {
+        t->word_start = t->src_start;
+    }
+    t->word_end = t->src_end;
     if (t->word_chars < t->max_chars && !t->word_bad) {
+        t->char_src[t->word_chars] = (uint16_t)t->src_start;
         t->word_bytes += utf8_encode(cp, t->word + t->word_bytes);
     }
     if (t->word_chars != 0xFFFFFFFFu) {
@@ -307,7 +332,7 @@ static uint32_t special_at(const uint32_t *hdr, const char *s, uint32_t *id)
 /* ---- API -------------------------------------------------------------------------------------------------- */
 
 bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char *text, int32_t *ids,
-                                       uint32_t *count, uint32_t max_tokens)
+                                       uint16_t *offsets, uint32_t *count, uint32_t max_tokens)
 {
     tok_t t;
     const uint8_t *p;
@@ -347,6 +372,8 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
     t.n_map = hdr[HDR_N_MAP];
     t.map_out_words = hdr[HDR_MAP_OUT_WORDS];
     t.ids = ids;
+    t.offsets = offsets;
+    t.text = (const uint8_t *)text;
     t.limit = max_tokens - 1u;
     t.n = 1u;
     t.word_bytes = 0u;
@@ -366,12 +393,14 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
             }
             break;
         }
+        const uint32_t at = (uint32_t)(p - t.text);
+        t.src_start = cap16(at);
         if (*p == (uint8_t)'[') { /* special tokens written literally are matched on the raw text (as HF) */
             uint32_t id = 0u;
             len = special_at(hdr, (const char *)p, &id);
             if (len) {
                 flush_word(&t);
-                emit(&t, id);
+                emit(&t, id, t.src_start, cap16(at + len));
                 p += len;
                 continue;
             }
@@ -382,6 +411,7 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
             break;
         }
         p += len;
+        t.src_end = cap16(at + len);
         cls = class_of(&t, cp);
         if (cls == CLASS_DROP) {
             continue;                       /* control characters, U+FFFD, stripped accents */
@@ -405,6 +435,9 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
     }
     ids[0] = (int32_t)hdr[HDR_CLS_ID];
     ids[t.n] = (int32_t)hdr[HDR_SEP_ID];
+    if (offsets) {
+        offsets[0] = offsets[1] = offsets[2u * t.n] = offsets[2u * t.n + 1u] = 0u;
+    }
     *count = t.n + 1u;
     return status;
 }

@@ -4,7 +4,7 @@
  *
  * The section layout is written by scripts/bertl14_tools/vocab_blob.py and described in docs/tokenizer.md.
  * The ids equal Hugging Face's BertTokenizer on valid UTF-8 input (tests/tokenizer/). No malloc, no globals,
- * linear in the input length; stack use is one word buffer (~450 bytes).
+ * linear in the input length; stack use is one word buffer and its characters' input offsets (~920 bytes).
  */
 #ifndef BERTL14_TOKENIZER_H
 #define BERTL14_TOKENIZER_H
@@ -35,6 +35,8 @@ typedef enum {
  * @param vocab_section the converter's bertl14_vocab_offsets[]
  * @param text          NUL-terminated UTF-8 (the text ends at the first NUL byte)
  * @param ids           output, room for @p max_tokens ids
+ * @param offsets       output or NULL: 2 * @p max_tokens values, start and end (exclusive) byte of each id's text
+ *                      ([CLS], [SEP]: 0, 0; a piece: the input characters it came from; capped at 65535)
  * @param count         output: number of ids written (0 on an error other than overflow)
  * @param max_tokens    capacity of @p ids, counting [CLS] and [SEP]; at least 2
  * @return BERTL14_OK; BERTL14_ERR_TOKEN_OVERFLOW (ids hold the first max_tokens-2 pieces and [SEP], usable);
@@ -43,7 +45,7 @@ typedef enum {
  *         BERTL14_ERR_INVALID_SEQ_LEN (max_tokens < 2).
  */
 bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char *text, int32_t *ids,
-                                       uint32_t *count, uint32_t max_tokens);
+                                       uint16_t *offsets, uint32_t *count, uint32_t max_tokens);
 
 /**
  * Full check of a vocabulary section (header, table bounds, index order, checksum): O(section size),

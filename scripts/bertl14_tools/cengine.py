@@ -4,6 +4,8 @@
     ids = eng.tokenize("turn on the light")          # tokenize_status() also returns the status code
     out = eng.encode(ids)        # out.hidden int8 [N, H], out.scales uint32 [N], out.frac_bits, out.cls_q
     cls = eng.classify()         # label, score_q16, logits (int32 Q10) of the last encode (or classify(ids))
+    tg = eng.tag()               # tag of every token and their int32 Q10 logits (models with a token classifier)
+    ids, offsets, st = eng.tokenize_offsets("turn on the light")   # + byte span (start, end) of every token
 
 Each engine owns its context, its work buffer and a copy of the model data, so several engines
 (e.g. the portable and the DSP kernel builds) can live side by side in one process.
@@ -23,7 +25,7 @@ STATUS = {
     0: "BERTL14_OK", -1: "BERTL14_ERR_INVALID_CONFIG", -2: "BERTL14_ERR_BUFFER_TOO_SMALL",
     -3: "BERTL14_ERR_TOKEN_OVERFLOW", -4: "BERTL14_ERR_INVALID_SEQ_LEN", -5: "BERTL14_ERR_NULL_POINTER",
     -6: "BERTL14_ERR_INVALID_UTF8", -7: "BERTL14_ERR_NOT_INITIALIZED", -8: "BERTL14_ERR_NO_CLASSIFIER",
-    -9: "BERTL14_ERR_INVALID_TOKEN",
+    -9: "BERTL14_ERR_INVALID_TOKEN", -10: "BERTL14_ERR_NO_TAGGER",
 }
 CTX_BYTES = 4096  # >= sizeof(bertl14_ctx_t) (checked by the C unit tests)
 
@@ -43,7 +45,7 @@ class Tensor(ctypes.Structure):
 class Dims(ctypes.Structure):
     _fields_ = [(n, ctypes.c_uint32) for n in (
         "hidden", "num_layers", "num_heads", "head_dim", "intermediate", "max_heads_kept",
-        "max_position", "vocab_size", "num_labels", "flags")]
+        "max_position", "vocab_size", "num_labels", "num_tags", "flags")]
 
 
 class Classification(ctypes.Structure):
@@ -63,6 +65,10 @@ def load_library(kernels: str = "portable", sanitize: tuple[str, ...] = ()) -> c
     sig = {
         "bertl14_ctx_init": (I32, [P, P]),
         "bertl14_ctx_tokenize": (I32, [P, ctypes.c_char_p, P, P, U32]),
+        "bertl14_ctx_tokenize_offsets": (I32, [P, ctypes.c_char_p, P, P, P, U32]),
+        "bertl14_ctx_tag": (I32, [P, P, U32, P]),
+        "bertl14_ctx_tag_logits": (I32, [P, U32, P]),
+        "bertl14_ctx_tag_name": (ctypes.c_char_p, [P, U32]),
         "bertl14_ctx_encode": (I32, [P, P, U32, P]),
         "bertl14_ctx_get_last_hidden_state": (I32, [P, P]),
         "bertl14_ctx_output_scale": (I32, [P, U32, P, P]),
@@ -103,6 +109,13 @@ class Encoded:
     @property
     def cls_float(self) -> np.ndarray:
         return self.hidden[0].astype(np.float64) * self.cls_scale
+
+
+@dataclass
+class Tagged:
+    tags: list[int]         # tag of every token of the last encode ([CLS] and [SEP] included)
+    logits: np.ndarray      # int32 [N, T], Q10
+    names: list[str]        # the tags' names
 
 
 @dataclass
@@ -173,6 +186,19 @@ class CEngine:
         st = self.lib.bertl14_ctx_tokenize(self._ctx, raw, ids, ctypes.byref(count), max_tokens)
         return list(ids[: count.value]), st
 
+    def tokenize_offsets(self, text: str | bytes, max_tokens: int | None = None
+                         ) -> tuple[list[int], list[tuple[int, int]], int]:
+        """bertl14_ctx_tokenize_offsets: ids, the byte span (start, end) of every token in the UTF-8 text
+        ((0, 0) for [CLS] and [SEP]) and the status code."""
+        max_tokens = max_tokens or self.max_seq_len
+        raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        ids = (ctypes.c_int32 * max(1, max_tokens))()
+        offsets = (ctypes.c_uint16 * max(2, 2 * max_tokens))()
+        count = ctypes.c_uint32(0)
+        st = self.lib.bertl14_ctx_tokenize_offsets(self._ctx, raw, ids, offsets, ctypes.byref(count), max_tokens)
+        n = count.value
+        return list(ids[:n]), [(offsets[2 * i], offsets[2 * i + 1]) for i in range(n)], st
+
     def encode(self, ids) -> Encoded:
         arr = (ctypes.c_int32 * max(1, len(ids)))(*ids)
         t = Tensor()
@@ -201,6 +227,27 @@ class CEngine:
         logits = np.array(r.logits[: r.num_labels], dtype=np.int32)
         name = self.lib.bertl14_ctx_label_name(self._ctx, r.label).decode("utf-8", "replace")
         return Classified(r.label, r.score_q16, r.score_milli, logits, name)
+
+    def tag(self, ids=None) -> Tagged:
+        """Token classification of the last encode (or of `ids`, encoded first): bertl14_ctx_tag for the tags,
+        bertl14_ctx_tag_logits for each token's logits."""
+        if ids is not None:
+            self.encode(ids)
+        n = max(1, self.max_seq_len)
+        tags = (ctypes.c_uint8 * n)()
+        count = ctypes.c_uint32(0)
+        st = self.lib.bertl14_ctx_tag(self._ctx, tags, n, ctypes.byref(count))
+        if st != 0:
+            raise UserError(f"bertl14_tag failed: {status_name(st)}")
+        T = self.dims["num_tags"]
+        logits = np.zeros((count.value, T), dtype=np.int32)
+        ptr = ctypes.POINTER(ctypes.c_int32)()
+        for t in range(count.value):
+            st = self.lib.bertl14_ctx_tag_logits(self._ctx, t, ctypes.byref(ptr))
+            assert st == 0, status_name(st)
+            logits[t] = ptr[:T]
+        names = [self.lib.bertl14_ctx_tag_name(self._ctx, i).decode("utf-8", "replace") for i in range(T)]
+        return Tagged(list(tags[: count.value]), logits, names)
 
     def dump_cls(self, name: str = "CLS_EMB") -> str:
         """What bertl14_dump_tensor writes for the last [CLS] row (the seed's UART debugging)."""

@@ -56,9 +56,11 @@ static int valid_utf8(const uint8_t *s)
 static void check_tokenizer(const uint32_t *section, const char *text, uint32_t max_tokens)
 {
     int32_t ids[MAX_IDS], full[MAX_IDS];
+    uint16_t offsets[2 * MAX_IDS];
     uint32_t count = 12345, full_count = 0, i;
     uint32_t vocab = bertl14_tokenizer_vocab_size(section);
-    bertl14_status_t st = bertl14_tokenizer_run(section, text, ids, &count, max_tokens);
+    bertl14_status_t st = bertl14_tokenizer_run(section, text, ids, offsets, &count, max_tokens);
+    size_t text_len = strlen(text);
     int valid = valid_utf8((const uint8_t *)text);
 
     if (max_tokens < 2) {
@@ -75,12 +77,16 @@ static void check_tokenizer(const uint32_t *section, const char *text, uint32_t 
     CHECK(ids[count - 1] == bertl14_tokenizer_special_id(section, BERTL14_TOKEN_SEP));
     for (i = 0; i < count; i++) {
         CHECK(ids[i] >= 0 && (uint32_t)ids[i] < vocab);
+        /* byte spans inside the text, never empty for a piece; [CLS] and [SEP] 0, 0 */
+        CHECK(offsets[2 * i] <= offsets[2 * i + 1] && offsets[2 * i + 1] <= text_len);
+        CHECK((i == 0 || i == count - 1) ? offsets[2 * i + 1] == 0 : offsets[2 * i] < offsets[2 * i + 1] ||
+              offsets[2 * i] == 0xFFFF);
     }
     if (st == BERTL14_ERR_TOKEN_OVERFLOW) {
         CHECK(count == max_tokens);
     }
     /* truncation keeps a prefix: the same text with the largest capacity starts with the same pieces */
-    st = bertl14_tokenizer_run(section, text, full, &full_count, MAX_IDS);
+    st = bertl14_tokenizer_run(section, text, full, NULL, &full_count, MAX_IDS);
     CHECK(st == BERTL14_OK || st == BERTL14_ERR_TOKEN_OVERFLOW);
     if (count < max_tokens || full_count == count) {
         CHECK(full_count == count && memcmp(full, ids, count * sizeof(int32_t)) == 0);

@@ -60,6 +60,13 @@ int main(int argc, char **argv)
     CHECK(bertl14_ctx_tokenize(&ctx, "hi", ids, &count, 16) == BERTL14_ERR_NOT_INITIALIZED);
     CHECK(bertl14_ctx_get_last_hidden_state(&ctx, &t) == BERTL14_ERR_NOT_INITIALIZED);
     CHECK(bertl14_ctx_classify(&ctx, &cls) == BERTL14_ERR_NOT_INITIALIZED);
+    uint8_t tags[16];
+    uint16_t offsets[32];
+    const int32_t *tag_logits = NULL;
+    CHECK(bertl14_ctx_tag(&ctx, tags, 16, &count) == BERTL14_ERR_NOT_INITIALIZED);
+    CHECK(bertl14_ctx_tag_logits(&ctx, 0, &tag_logits) == BERTL14_ERR_NOT_INITIALIZED);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "hi", ids, offsets, &count, 16) == BERTL14_ERR_NOT_INITIALIZED);
+    CHECK(strcmp(bertl14_ctx_tag_name(&ctx, 0), "") == 0);
 
     /* NULL pointers */
     CHECK(bertl14_init(NULL) == BERTL14_ERR_NULL_POINTER);
@@ -133,6 +140,65 @@ int main(int argc, char **argv)
     CHECK(strcmp(bertl14_ctx_label_name(&ctx, 100000), "") == 0);
     CHECK(strcmp(bertl14_ctx_label_name(NULL, 0), "") == 0);
 
+    /* token classification (tags): every token of the last encode, before or after classify */
+    const uint32_t num_tags = ((const uint32_t *)(const void *)weights)[15];
+    uint32_t ntags = 99;
+    CHECK(bertl14_ctx_tag(NULL, tags, 16, &ntags) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tag(&ctx, NULL, 16, &ntags) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tag(&ctx, tags, 16, NULL) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tag_logits(NULL, 0, &tag_logits) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tag_logits(&ctx, 0, NULL) == BERTL14_ERR_NULL_POINTER);
+    CHECK(strcmp(bertl14_ctx_tag_name(NULL, 0), "") == 0);
+    if (num_tags) {
+        uint8_t again[16];
+        CHECK(bertl14_ctx_tag(&ctx, tags, 16, &ntags) == BERTL14_OK && ntags == 4);
+        for (uint32_t i = 0; i < ntags; i++) {
+            CHECK(tags[i] < num_tags);
+            CHECK(bertl14_ctx_tag_logits(&ctx, i, &tag_logits) == BERTL14_OK);
+            uint32_t best = 0;
+            for (uint32_t c = 1; c < num_tags; c++) {
+                best = tag_logits[c] > tag_logits[best] ? c : best;
+            }
+            CHECK(best == tags[i]);                          /* the first largest logit */
+        }
+        CHECK(bertl14_ctx_tag_logits(&ctx, 4, &tag_logits) == BERTL14_ERR_INVALID_SEQ_LEN);
+        CHECK(bertl14_ctx_tag(&ctx, again, 2, &ntags) == BERTL14_ERR_TOKEN_OVERFLOW && ntags == 2);
+        CHECK(memcmp(again, tags, 2) == 0);
+        if (cs == BERTL14_OK) {                              /* classify after tag: same logits; tag after: same tags */
+            int32_t logits[4096];
+            memcpy(logits, cls.logits, cls.num_labels * sizeof(int32_t));
+            bertl14_classification_t cls2;
+            CHECK(bertl14_ctx_classify(&ctx, &cls2) == BERTL14_OK);
+            CHECK(memcmp(logits, cls2.logits, cls.num_labels * sizeof(int32_t)) == 0);
+            CHECK(bertl14_ctx_tag(&ctx, again, 16, &ntags) == BERTL14_OK && memcmp(again, tags, 4) == 0);
+            CHECK(memcmp(logits, cls2.logits, cls.num_labels * sizeof(int32_t)) == 0); /* the view survives */
+        }
+        CHECK(strcmp(bertl14_ctx_tag_name(&ctx, 0), "O") == 0);
+        CHECK(strlen(bertl14_ctx_tag_name(&ctx, num_tags - 1)) > 0);
+        CHECK(strcmp(bertl14_ctx_tag_name(&ctx, num_tags), "") == 0);
+    } else {
+        CHECK(bertl14_ctx_tag(&ctx, tags, 16, &ntags) == BERTL14_ERR_NO_TAGGER);
+        CHECK(bertl14_ctx_tag_logits(&ctx, 0, &tag_logits) == BERTL14_ERR_NO_TAGGER);
+        CHECK(strcmp(bertl14_ctx_tag_name(&ctx, 0), "") == 0);
+    }
+
+    /* tokens with their byte spans: the same tokenizer */
+    int32_t ids1[16], ids2[16];
+    uint32_t count1 = 0, count2 = 0;
+    CHECK(bertl14_ctx_tokenize_offsets(NULL, "hi", ids2, offsets, &count2, 16) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, NULL, ids2, offsets, &count2, 16) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "hi", NULL, offsets, &count2, 16) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "hi", ids2, offsets, NULL, 16) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_ctx_tokenize(&ctx, "w7 w9, w12", ids1, &count1, 16) == BERTL14_OK);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "w7 w9, w12", ids2, offsets, &count2, 16) == BERTL14_OK);
+    CHECK(count2 == count1 && memcmp(ids1, ids2, count1 * sizeof(int32_t)) == 0);
+    CHECK(count1 == 6 && offsets[0] == 0 && offsets[1] == 0 && offsets[2] == 0 && offsets[3] == 2);
+    CHECK(offsets[4] == 3 && offsets[5] == 5 && offsets[6] == 5 && offsets[7] == 6 && offsets[8] == 7);
+    CHECK(offsets[9] == 10 && offsets[10] == 0 && offsets[11] == 0);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "w7 w9, w12", ids2, NULL, &count2, 16) == BERTL14_OK && count2 == 6);
+    CHECK(bertl14_ctx_tokenize_offsets(&ctx, "w7 w9, w12", ids2, offsets, &count2, 3) == BERTL14_ERR_TOKEN_OVERFLOW);
+    CHECK(count2 == 3 && offsets[2] == 0 && offsets[3] == 2 && offsets[4] == 0 && offsets[5] == 0);
+
     /* dumps */
     CHECK(bertl14_ctx_dump_tensor(&ctx, &t, "CLS_EMB") == BERTL14_ERR_NOT_INITIALIZED); /* no hook yet */
     CHECK(bertl14_ctx_set_output_hook(NULL, hook, NULL) == BERTL14_ERR_NULL_POINTER);
@@ -170,8 +236,14 @@ int main(int argc, char **argv)
     CHECK(bertl14_dump_tensor(&cls_embedding, "CLS_EMB") == BERTL14_OK && out_len == 9 + 5 * hidden);
     CHECK(bertl14_dump_tensor(NULL, "CLS_EMB") == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_classify(NULL) == BERTL14_ERR_NULL_POINTER);
+    CHECK(bertl14_tokenize_offsets("turn on the light", tokens, offsets, &token_count, 16) == BERTL14_OK);
+    CHECK(token_count >= 2 && offsets[0] == 0 && offsets[2 * token_count - 1] == 0);
+    CHECK(bertl14_encode(tokens, token_count, &cls_embedding) == BERTL14_OK);
+    CHECK(bertl14_tag(tags, 16, &ntags) == (num_tags ? BERTL14_OK : BERTL14_ERR_NO_TAGGER));
+    CHECK(bertl14_tag(NULL, 16, &ntags) == BERTL14_ERR_NULL_POINTER);
+    CHECK(strcmp(bertl14_tag_name(0), num_tags ? "O" : "") == 0);
     CHECK(bertl14_default_ctx() != NULL);
-    for (int s = 0; s >= -9; s--) {
+    for (int s = 0; s >= -10; s--) {
         CHECK(strlen(bertl14_status_str((bertl14_status_t)s)) > 0);
     }
     CHECK(strcmp(bertl14_status_str((bertl14_status_t)-100), "unknown status") == 0);

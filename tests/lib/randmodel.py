@@ -1,7 +1,7 @@
 """Random integer QuantModels for the C-library tests: every field of docs/numerics.md filled with
 random but well-scaled integers (so attention, GELU and LayerNorm see realistic ranges), without
 going through a float model and the quantizer. Exercises smoothing factors, INT4 embeddings,
-pruned heads (heads_kept < heads_total) and the classifier head."""
+pruned heads (heads_kept < heads_total), the classifier head and the token classifier (tags)."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +37,7 @@ def _smooth(rng, n, on):
 
 
 def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8, intermediate=128, vocab=300,
-                       max_position=64, labels=5, embedding="int8", smoothing=False) -> QuantModel:
+                       max_position=64, labels=5, embedding="int8", smoothing=False, tags=0) -> QuantModel:
     rng = np.random.default_rng(seed)
     d = hidden // heads_total
     a = heads_kept * d
@@ -67,6 +67,9 @@ def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8,
         qm.pooler = _linear(rng, hidden, hidden, 32, 12)
         qm.cls = _linear(rng, labels, hidden, 32, 12)
         qm.labels = [f"label_{i}" for i in range(labels)]
+    if tags:      # on every output row (int8, F = the last LN's f_out), logits Q10 like the classifier's
+        qm.tagger = _linear(rng, tags, hidden, 32, 12)
+        qm.tags = ["O"] + [f"{bi}-slot{i // 2}" for i, bi in zip(range(tags - 1), "BI" * tags)]
     return qm
 
 

@@ -15,13 +15,13 @@ from bertl14_tools.errors import UserError
 HERE = Path(__file__).parent
 
 
-@pytest.mark.parametrize("labels", [5, 0])
-def test_api_checks(tmp_path, kernels, pack, labels):
+@pytest.mark.parametrize("labels,tags", [(5, 0), (0, 0), (5, 7), (0, 3)])
+def test_api_checks(tmp_path, kernels, pack, labels, tags):
     try:
         exe = cbuild.build_executable([HERE / "api_checks.c"], "api_checks", kernels)
     except UserError as exc:
         pytest.skip(str(exc))
-    qm = random_quant_model(labels=labels, max_position=16)
+    qm = random_quant_model(labels=labels, max_position=16, tags=tags)
     (tmp_path / "w.bin").write_bytes(pack(qm))
     (tmp_path / "v.bin").write_bytes(dummy_vocab().astype("<u4").tobytes())
     r = subprocess.run([str(exe), str(tmp_path / "w.bin"), str(tmp_path / "v.bin")], capture_output=True,
@@ -31,7 +31,8 @@ def test_api_checks(tmp_path, kernels, pack, labels):
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(heads_kept=5), dict(hidden=48, heads_total=6, heads_kept=6,
-                                                                  intermediate=72, labels=0)])
+                                                                  intermediate=72, labels=0),
+                                dict(tags=9), dict(labels=0, tags=200)])
 @pytest.mark.parametrize("max_seq_len", [1, 7, 16, 64])
 def test_workbuf_mirror_is_exact(pack, lib, kw, max_seq_len):
     qm = random_quant_model(**kw)
@@ -49,3 +50,12 @@ def test_buffer_grows_linearly_not_with_layers(pack, lib):
 def test_engine_refuses_non_blob():
     with pytest.raises(UserError, match="not a bertl14 model"):
         cengine.CEngine(b"\0" * 128, np.zeros(300, np.uint32))
+
+
+def test_tagger_adds_one_row_of_logits(pack, lib):
+    """The token classifier needs num_tags int32 more (one token's logits); models without it keep their figure."""
+    for n in (1, 16, 64):
+        plain = workbuf.work_buffer_size(random_quant_model(), n)
+        assert workbuf.work_buffer_size(random_quant_model(tags=9), n) == plain + 9 * 4
+        a, b = workbuf.plan(64, 8, 8, 128, 5, n), workbuf.plan(64, 8, 8, 128, 5, n, num_tags=9)
+        assert {k: b[k] for k in a} == dict(a, total=a["total"] + 36) and b["tag32"] == a["total"]

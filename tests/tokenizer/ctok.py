@@ -49,7 +49,7 @@ class CTokenizer:
         self.lib = ctypes.CDLL(str(lib_path or build()))
         self.lib.bertl14_tokenizer_run.restype = ctypes.c_int
         self.lib.bertl14_tokenizer_run.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                                                   ctypes.c_void_p, ctypes.c_uint32]
+                                                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32]
         self.lib.bertl14_tokenizer_validate.restype = ctypes.c_int
         self.lib.bertl14_tokenizer_vocab_size.restype = ctypes.c_uint32
         self.lib.bertl14_tokenizer_special_id.restype = ctypes.c_int32
@@ -59,8 +59,18 @@ class CTokenizer:
         raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
         ids = (ctypes.c_int32 * max(max_tokens, 1))()
         count = ctypes.c_uint32(0xDEAD)
-        st = self.lib.bertl14_tokenizer_run(self.section, raw, ids, ctypes.byref(count), max_tokens)
+        st = self.lib.bertl14_tokenizer_run(self.section, raw, ids, None, ctypes.byref(count), max_tokens)
         return list(ids[: count.value]), st
+
+    def run_offsets(self, text: str | bytes, max_tokens: int = 512) -> tuple[list[int], list[tuple[int, int]], int]:
+        """Ids, byte spans (start, end) in the UTF-8 text, status."""
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        ids = (ctypes.c_int32 * max(max_tokens, 1))()
+        offsets = (ctypes.c_uint16 * max(2 * max_tokens, 2))()
+        count = ctypes.c_uint32(0xDEAD)
+        st = self.lib.bertl14_tokenizer_run(self.section, raw, ids, offsets, ctypes.byref(count), max_tokens)
+        n = count.value
+        return list(ids[:n]), [(offsets[2 * i], offsets[2 * i + 1]) for i in range(n)], st
 
     def validate(self) -> int:
         return self.lib.bertl14_tokenizer_validate(self.section)

@@ -136,10 +136,10 @@ def test_errors(configs, ctok):
     ids = (ctypes.c_int32 * 8)()
     n = ctypes.c_uint32()
     run = ctok.lib.bertl14_tokenizer_run
-    assert run(None, b"x", ids, ctypes.byref(n), 8) == NULL_POINTER
-    assert run(ctok.section, None, ids, ctypes.byref(n), 8) == NULL_POINTER
-    assert run(ctok.section, b"x", None, ctypes.byref(n), 8) == NULL_POINTER
-    assert run(ctok.section, b"x", ids, None, 8) == NULL_POINTER
+    assert run(None, b"x", ids, None, ctypes.byref(n), 8) == NULL_POINTER
+    assert run(ctok.section, None, ids, None, ctypes.byref(n), 8) == NULL_POINTER
+    assert run(ctok.section, b"x", None, None, ctypes.byref(n), 8) == NULL_POINTER
+    assert run(ctok.section, b"x", ids, None, None, 8) == NULL_POINTER
     assert ctok.run("x", 1) == ([], INVALID_SEQ_LEN)
     assert ctok.run("x", 0) == ([], INVALID_SEQ_LEN)
     assert ctok.run("x y", 2)[1] == TOKEN_OVERFLOW and ctok.run("x y", 2)[0] == cfg.ref.encode("x", 2)[0]
@@ -238,3 +238,86 @@ def test_large_vocabulary_and_missing_specials(tmp_path):
     texts = S.ADVERSARIAL + S.intent_sentences("en", 100, seed=4) + S.intent_sentences("zh-TW", 100, seed=4)
     check_parity(cfg, texts + ["[MASK] [PAD] [CLS]x[SEP]"])
     assert cfg.c.run("[MASK]", 8)[0][1] != cfg.c.run("[CLS]", 8)[0][1]
+
+
+# ---- byte offsets (bertl14_tokenize_offsets, BertTokenizer.encode_offsets) ------------------------------------
+
+OFFSET_TEXTS = [
+    "Turn ON the Kitchen-Light at 50% please!", "set the heat to 21.5 degrees, then open the door.",
+    "café crème for Zoë at 7:45", "cafe\u0301 x", "ÅNGSTRÖM façade naïve", "İstanbul ﬁne straße",
+    "ab\u200bcd e\u200b \u200bf", "[NAME] turn on [AREA] lights [MASK]", "[name] [CLS]x[SEP] hello[MASK]world",
+    "打开客厅的灯，然后关掉卧室的空调！", "把卧室空调调到26度", "한국어 문장입니다", "🙂 turn 🙂on the 💡 lights 👍🏽",
+    "tab\tnew\nline\u00a0nbsp\u3000ideographic", "x" * 150 + " end", "a" * 100 + "b", "word " * 200,
+    "unaffable lightbulbs DOORBELL's", "\u0301\u0301 leading marks", "",
+]
+
+
+def _hf_byte_offsets(text: str, char_offsets) -> list[tuple[int, int]]:
+    at = [len(text[:k].encode("utf-8")) for k in range(len(text) + 1)]
+    return [(at[a], at[b]) for a, b in char_offsets]
+
+
+def check_offsets(cfg, texts: list[str], max_tokens: int = MAX_TOKENS, with_hf: bool = True) -> None:
+    """C == ref ids and byte offsets (and the status), ref ids == encode's, ref offsets == HF's offsets in bytes."""
+    try:
+        import tokenizers  # noqa: F401
+    except ImportError:
+        with_hf = False
+    hf = cfg.hf(max_tokens).encode_batch(texts) if with_hf else None
+    bad = []
+    for i, text in enumerate(texts):
+        ids, offsets, truncated = cfg.ref.encode_offsets(text, max_tokens)
+        c_ids, c_offsets, st = cfg.c.run_offsets(text, max_tokens)
+        ok = (ids, truncated) == cfg.ref.encode(text, max_tokens) and (c_ids, c_offsets) == (ids, offsets) \
+            and st == (TOKEN_OVERFLOW if truncated else OK) and len(offsets) == len(ids)
+        if hf is not None:
+            ok = ok and hf[i].ids == ids and _hf_byte_offsets(text, hf[i].offsets) == offsets
+        if not ok:
+            bad.append((text, list(zip(ids, offsets)), list(zip(c_ids, c_offsets))))
+    assert not bad, f"{cfg.name}: {len(bad)}/{len(texts)} differ, first: {bad[:2]}"
+
+
+def test_offsets_c_ref_hf(configs, fast_corpus):
+    for cfg in configs:
+        check_offsets(cfg, OFFSET_TEXTS + fast_corpus)
+        check_offsets(cfg, OFFSET_TEXTS, max_tokens=512)
+
+
+def test_offsets_every_truncation(configs):
+    for cfg in configs:
+        for text in ("Turn ON the LIGHTS in the Living-Room!!!", "打开客厅的灯，然后关掉卧室的空调！", "unaffable [MASK] café"):
+            for m in range(2, 24):
+                check_offsets(cfg, [text], max_tokens=m)
+
+
+def test_offsets_cover_the_text(configs):
+    """Each token's bytes decode to what it came from: the word as typed (any case, accents), the piece's part of it."""
+    cfg = next(c for c in configs if c.lowercase and c.strip_accents is None)
+    text = "Turn ON the Kitchen-Light, Zoë's café at 50%! [NAME] [MASK] 打开灯 🙂"
+    ids, offsets, _ = cfg.c.run_offsets(text, 64)
+    raw = text.encode("utf-8")
+    spans = [raw[a:b].decode("utf-8") for a, b in offsets]
+    assert spans[0] == spans[-1] == "" and "Turn" in spans and "Kitchen" in spans and "[MASK]" in spans
+    assert spans[spans.index("NAME") - 1: spans.index("NAME") + 2] == ["[", "NAME", "]"]   # a placeholder: 3 tokens
+    assert "café" in spans and "打" in spans and "%" in spans
+    assert all(a < b for a, b in offsets[1:-1]) and all(a1 <= a2 for (a1, _), (a2, _) in zip(offsets, offsets[1:-1]))
+
+
+def test_offsets_cap_at_65535(ctok, configs):
+    text = " " * 70000 + "turn on"
+    ids, offsets, st = ctok.run_offsets(text, 8)
+    assert st == OK and offsets[1:-1] == [(65535, 65535)] * 2
+    assert (ids, offsets, False) == configs[0].ref.encode_offsets(text, 8)
+    text = " " * 65533 + "lights"
+    ids, offsets, st = ctok.run_offsets(text, 8)
+    assert offsets[1][0] == 65533 and offsets[-2][1] == 65535
+    assert (ids, offsets, False) == configs[0].ref.encode_offsets(text, 8)
+
+
+def test_offsets_need_no_second_tokenizer(ctok):
+    """NULL offsets is the plain call: the ids and statuses of bertl14_tokenizer_run are the offsets call's."""
+    for text in OFFSET_TEXTS + [b"\xff", b"ok \xc3"]:
+        for m in (2, 5, 512):
+            ids, st = ctok.run(text, m)
+            ids2, offsets, st2 = ctok.run_offsets(text, m)
+            assert (ids, st) == (ids2, st2) and len(offsets) == len(ids)
