@@ -1,10 +1,11 @@
 """`bertl14 check-bitexact`: the C library against the Python integer reference, sentence by sentence.
 
-For every sentence of a JSON-lines file ("text" field): the token ids of the C tokenizer against the
-Python tokenizer, then the INT8 last hidden state of every token with its row scales (the [CLS] row
-is the seed's embedding) and the logits, label and score of the C encoder against reference.py on
-the same ids. Prints the number of sentences and of mismatches (with the first mismatching
-sentences) and exits 1 on any mismatch.
+For every sentence of a JSON-lines file ("text" field): the token ids and their byte offsets of the C
+tokenizer against the Python tokenizer, then the INT8 last hidden state of every token with its row
+scales (the [CLS] row is the seed's embedding), the logits, label and score and, for a model with a
+token classifier, every token's tag logits and tag of the C encoder against reference.py on the same
+ids. Prints the number of sentences and of mismatches (with the first mismatching sentences) and
+exits 1 on any mismatch.
 
 --target host builds the library with the host compiler (cbuild.py) and calls it through ctypes
 (cengine.py); --kernels both checks the portable and the DSP kernels (the latter on the C emulation
@@ -80,9 +81,12 @@ def compare_sentence(text: str, model, eng, ref, qm) -> list[str]:
     """Differences between the C engine and the reference for one sentence (empty: bit-exact)."""
     problems = []
     ref_ids = model.encode(text)
-    c_ids = eng.tokenize(text, model.max_seq_len)
+    ref_offsets = model.tokenizer.encode_offsets(text, model.max_seq_len)[1]
+    c_ids, c_offsets, _ = eng.tokenize_offsets(text, model.max_seq_len)
     if c_ids != ref_ids:
         problems.append(f"token ids differ: C {c_ids} vs reference {ref_ids}")
+    elif c_offsets != ref_offsets:
+        problems.append(f"token offsets differ: C {c_offsets} vs reference {ref_offsets}")
     r = ref.encode(qm, ref_ids)
     c = eng.encode(ref_ids)
     if not np.array_equal(c.hidden, r.hidden):
@@ -99,7 +103,21 @@ def compare_sentence(text: str, model, eng, ref, qm) -> list[str]:
             problems.append(f"logits differ: C {k.logits.tolist()} vs reference {r.logits.tolist()}")
         elif (k.label, k.score_q16) != (r.label, r.score_q16):
             problems.append(f"label/score differ: C {(k.label, k.score_q16)} vs reference {(r.label, r.score_q16)}")
+    if r.tag_logits is not None:
+        g = eng.tag()            # after classify: it must not disturb the rows the tagger reads
+        problems += compare_tags(g.tags, g.logits, r)
     return problems
+
+
+def compare_tags(tags, logits, r) -> list[str]:
+    """Differences of one sentence's tags and tag logits (C, from the host or the target) from the reference's."""
+    if logits is None or np.shape(logits) != r.tag_logits.shape or not np.array_equal(logits, r.tag_logits):
+        bad = (sorted({int(i) for i in np.nonzero((logits != r.tag_logits).any(axis=1))[0]})
+               if logits is not None and np.shape(logits) == r.tag_logits.shape else "all")
+        return [f"tag logits differ (tokens {bad})"]
+    if list(tags or []) != r.tags.tolist():
+        return [f"tags differ: C {list(tags or [])} vs reference {r.tags.tolist()}"]
+    return []
 
 
 class MatcherPair:
@@ -157,8 +175,11 @@ def compare_target(text: str, model, r, ref, qm) -> list[str]:
     The encoder is checked on the target's own token ids, so a tokenizer difference is reported once."""
     problems = []
     ref_ids = model.encode(text)
+    ref_offsets = model.tokenizer.encode_offsets(text, model.max_seq_len)[1]
     if r.ids != ref_ids:
         problems.append(f"token ids differ: C {r.ids} vs reference {ref_ids}")
+    elif r.offsets is not None and r.offsets != ref_offsets:
+        problems.append(f"token offsets differ: C {r.offsets} vs reference {ref_offsets}")
     if r.status != 0 or r.hidden is None:
         return problems + [f"encode failed on the target (status {r.status})"]
     e = ref.encode(qm, r.ids)
@@ -176,6 +197,8 @@ def compare_target(text: str, model, r, ref, qm) -> list[str]:
                             f"vs reference {e.logits.tolist()}")
         elif (r.label, r.score_q16) != (e.label, e.score_q16):
             problems.append(f"label/score differ: C {(r.label, r.score_q16)} vs reference {(e.label, e.score_q16)}")
+    if e.tag_logits is not None:
+        problems += compare_tags(r.tags, r.tag_logits, e)
     return problems
 
 
@@ -227,6 +250,8 @@ def run(args) -> int:
         if matchers is not None:
             extra += (f" (registry {args.entities}: {matchers.slots} names replaced, C matcher vs "
                       f"registry.Matcher{' on the host' if args.target == 'qemu' else ''})")
+        if model.qm.tagger is not None:
+            extra += f" (token classifier: {model.qm.num_tags} tags and their logits compared on every token)"
         print(f"check-bitexact {model.name} target={args.target} kernels={k}: {rep.sentences} sentences, "
               f"{len(rep.mismatches)} mismatches{extra}")
         for m in rep.mismatches[:MAX_SHOWN]:

@@ -42,6 +42,12 @@ class Tokenizer:
     def encode_full(self, text: str, max_tokens: int) -> tuple[list[int], bool]:
         return self._tok.encode(text, max_tokens)
 
+    def encode_offsets(self, text: str, max_tokens: int) -> tuple[list[int], list[tuple[int, int]]]:
+        """[CLS] ... [SEP] ids and each token's byte span (start, end) in the UTF-8 text, as
+        bertl14_tokenize_offsets gives them ((0, 0) for [CLS] and [SEP])."""
+        ids, offsets, _ = self._tok.encode_offsets(text, max_tokens)
+        return ids, offsets
+
 
 def make_tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars) -> Tokenizer:
     return Tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars)
@@ -65,6 +71,11 @@ class Model:
     @cached_property
     def labels(self) -> list[str]:
         return json.loads((self.path / "labels.json").read_text(encoding="utf-8"))
+
+    @property
+    def tags(self) -> list[str]:
+        """Tag names of the token classifier (empty without one): they live in the weights blob."""
+        return list(self.qm.tags)
 
     @cached_property
     def vocab(self) -> list[str]:

@@ -3,7 +3,8 @@ boot it under QEMU with its serial port on a loopback TCP port (pyserial socket:
 
     elf = build_image(model_dir, kernels="dsp", max_seq_len=128)
     with QemuTarget(elf, icount_shift=0) as t:
-        r = t.infer_text("turn on the light")    # ids, INT8 rows + scales, logits, label, score, counts
+        r = t.infer_text("turn on the light")    # ids, offsets, INT8 rows + scales, logits, label, score, tags,
+                                                  # tag logits, counts
         r = t.infer_ids([101, 2000, 102])
         t.mark_instructions()                     # the cost of one profile mark
         t.kernels()                               # kernel micro-benchmarks
@@ -132,6 +133,9 @@ class TargetResult:
     label: int | None
     score_q16: int | None
     logits: np.ndarray | None        # int32 [C]
+    offsets: list[tuple[int, int]] | None = None   # byte span of each token in the text (text commands)
+    tags: list[int] | None = None    # tag of every token (models with a token classifier)
+    tag_logits: np.ndarray | None = None   # int32 [N, T]
     stage_instructions: dict[str, int] = field(default_factory=dict)   # profile marks included
     stage_entries: dict[str, int] = field(default_factory=dict)
     instructions: int = 0            # the whole call (tokenize + encode + classify), marks included
@@ -220,7 +224,7 @@ class QemuTarget:
 
     def _result(self) -> TargetResult:
         r = TargetResult(None, None, None, None, None, None, None, None)
-        rows, scales = [], []
+        rows, scales, tag_rows = [], [], []
         while True:
             ln = self._line()
             tag, _, rest = ln.partition(" ")
@@ -232,6 +236,11 @@ class QemuTarget:
                 s, hx = rest.split()
                 scales.append(int(s))
                 rows.append(np.frombuffer(bytes.fromhex(hx), dtype=np.int8))
+            elif tag == "O":
+                f = [int(x) for x in rest.split()]
+                r.offsets = list(zip(f[0::2], f[1::2]))
+            elif tag == "G":
+                tag_rows.append([int(x) for x in rest.split()])
             elif tag == "F":
                 r.frac_bits = int(rest)
             elif tag == "L":
@@ -251,6 +260,9 @@ class QemuTarget:
         if rows:
             r.hidden = np.stack(rows)
             r.scales = np.array(scales, dtype=np.uint32)
+        if tag_rows:
+            r.tags = [row[0] for row in tag_rows]
+            r.tag_logits = np.array([row[1:] for row in tag_rows], dtype=np.int64)
         return r
 
     def infer_text(self, text: str) -> TargetResult:

