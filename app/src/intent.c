@@ -39,6 +39,11 @@ static uint32_t allowed[(BERTL14_NUM_LABELS + 31) / 32 + 1]; /* bertl14_classify
 /* All activations of the encoder; DTCM on nucleo_h743zi (zero wait states, not zeroed at boot). */
 static int8_t work_buffer[APP_WORK_BUFFER_SIZE] __attribute__((section(".dtcmram"), aligned(8)));
 static int32_t ids[BERTL14_MAX_SEQ_LEN];
+#if BERTL14_NUM_TAGS > 0
+extern const uint32_t bertl14_slot_table[]; /* the model's value table (the converter's bertl14_slot_table.c) */
+static uint16_t offsets[2 * BERTL14_MAX_SEQ_LEN]; /* each token's bytes in the text, for the slot spans */
+static uint8_t tags[BERTL14_MAX_SEQ_LEN];
+#endif
 static int8_t cls_row[BERTL14_HIDDEN_SIZE]; /* copy of the last [CLS] row, for :dump */
 static bool cls_valid;
 static bertl14_dims_t dims;
@@ -173,7 +178,11 @@ void intent_run(const char *text, intent_result_t *r)
     text = masked;
 #endif
     if (st == BERTL14_OK) {
+#if BERTL14_NUM_TAGS > 0
+        st = bertl14_tokenize_offsets(text, ids, offsets, &n, BERTL14_MAX_SEQ_LEN);
+#else
         st = bertl14_tokenize(text, ids, &n, BERTL14_MAX_SEQ_LEN);
+#endif
         if (st == BERTL14_ERR_TOKEN_OVERFLOW) { /* usable: the first max_seq_len - 1 tokens and [SEP] */
             r->truncated = true;
             st = BERTL14_OK;
@@ -194,6 +203,22 @@ void intent_run(const char *text, intent_result_t *r)
 #if defined(BERTL14_APP_REGISTRY)
         else if ((st = apply_domains(&c, r)) != BERTL14_OK) {
             r->failed_call = "bertl14_classify_allowed";
+        }
+#endif
+#if BERTL14_NUM_TAGS > 0
+        /* the slot values: every token's tag from the same encode, spans of the text, the value table */
+        uint32_t n_tags = 0;
+        if (st == BERTL14_OK && (st = bertl14_tag(tags, BERTL14_MAX_SEQ_LEN, &n_tags)) != BERTL14_OK) {
+            r->failed_call = "bertl14_tag";
+        }
+        if (st == BERTL14_OK) {
+            st = bertl14_slots_extract(bertl14_default_ctx(), bertl14_slot_table, text, tags, offsets, n_tags,
+                                       r->values, INTENT_MAX_VALUES, &r->n_values);
+            if (st == BERTL14_ERR_BUFFER_TOO_SMALL) { /* more values than INTENT_MAX_VALUES: the first ones */
+                st = BERTL14_OK;
+            } else if (st != BERTL14_OK) {
+                r->failed_call = "bertl14_slots_extract";
+            }
         }
 #endif
     }

@@ -15,6 +15,7 @@
 
 #include "bertl14.h"
 #include "bertl14_registry.h" /* types only; the matcher is linked when CONFIG_APP_REGISTRY_FILE is set */
+#include "bertl14_slots.h"    /* types only; the slot values are read when the model has a tagger */
 
 /* BERTL14_APP_REGISTRY is defined (1) by cmake/registry.cmake when a registry is compiled in. */
 #if defined(BERTL14_APP_REGISTRY)
@@ -22,6 +23,9 @@
 #else
 #define INTENT_MAX_SLOTS 1
 #endif
+
+/* Slot values answered a sentence (hours, minutes, brightness, item, ...): a model's slots rarely exceed a handful. */
+#define INTENT_MAX_VALUES 8
 
 /** One sentence's result. */
 typedef struct {
@@ -35,6 +39,8 @@ typedef struct {
     uint32_t match_cycles;    /**< of which the registry matcher (0 without a registry) */
     uint32_t n_slots;         /**< registry names found (the first INTENT_MAX_SLOTS), in text order */
     bertl14_slot_t slots[INTENT_MAX_SLOTS];
+    uint32_t n_values;        /**< slot values read by the model's tagger (0 without one), in text order */
+    bertl14_slot_value_t values[INTENT_MAX_VALUES]; /**< texts point into the sentence, valid until the next run */
 } intent_result_t;
 
 /** Initialise the library on the work buffer (once, from the inference task). */

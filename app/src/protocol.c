@@ -308,6 +308,44 @@ static void put_slots(const intent_result_t *r)
     }
 }
 
+/* The slot values the model's tagger read (hours=1 minutes=30 item=oat%20milk): numbers as integers or with one
+ * decimal (21.5), texts percent-encoded like names; a key the registry already answered is not repeated. */
+static void put_values(const intent_result_t *r)
+{
+    const bool names = intent_has_registry() && r->n_slots > 0u;
+    for (uint32_t i = 0; i < r->n_values; i++) {
+        const bertl14_slot_value_t *v = &r->values[i];
+        if (names && (strcmp(v->slot, "name") == 0 || strcmp(v->slot, "area") == 0 || strcmp(v->slot, "floor") == 0)) {
+            continue;
+        }
+        console_puts(" ");
+        console_puts(v->slot);
+        console_puts("=");
+        if (v->kind == BERTL14_SLOT_VALUE_TEXT) {
+            put_encoded(v->text, v->text_len);
+        } else {
+            const int32_t t = v->value_tenths;
+            const uint32_t mag = (uint32_t)(t < 0 ? -(int64_t)t : t);
+            char buf[16];
+            uint32_t k = sizeof buf;
+            buf[--k] = '\0';
+            if (mag % 10u != 0u) {
+                buf[--k] = (char)('0' + mag % 10u);
+                buf[--k] = '.';
+            }
+            uint32_t whole = mag / 10u;
+            do {
+                buf[--k] = (char)('0' + whole % 10u);
+                whole /= 10u;
+            } while (whole != 0u);
+            if (t < 0) {
+                buf[--k] = '-';
+            }
+            console_puts(buf + k);
+        }
+    }
+}
+
 static void handle_sentence(const char *text)
 {
     intent_result_t r;
@@ -345,6 +383,7 @@ static void handle_sentence(const char *text)
         console_puts(name);
     }
     put_slots(&r);
+    put_values(&r);
     console_puts("\r\n");
     if (dump_on) {
         intent_dump_cls();

@@ -99,6 +99,25 @@ uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name);
  */
 int bertl14_slot_parse_number(const char *text, uint32_t len, int32_t *value_tenths);
 
+/**
+ * The slot values of the last tagged sentence: BIO spans decoded from the tagger's answers (a span opens at B-x,
+ * or at an I-x that does not continue an x span, and grows over the following I-x tokens; it covers @p text from
+ * its first token's start to its last token's end), each turned into values by bertl14_slot_values. A span that
+ * is a registry placeholder ("[NAME]", "[AREA]", "[FLOOR]") is skipped: the registry answers it. One value a slot
+ * name: the first span that gives it wins, as in Home Assistant's slot dictionary.
+ * @param ctx        the context whose model tagged (its tag names)
+ * @param table      the model's value table (the converter's bertl14_slot_table[])
+ * @param text       the NUL-terminated text that was tokenized (the registry's masked text when one is used)
+ * @param tags       n_tokens tag ids (bertl14_ctx_tag)
+ * @param offsets    2 * n_tokens byte offsets (bertl14_ctx_tokenize_offsets)
+ * @param out        max_out values; wildcard and span texts point into @p text, list values into @p table
+ * @return BERTL14_OK, BERTL14_ERR_BUFFER_TOO_SMALL (the first max_out values written), BERTL14_ERR_INVALID_CONFIG
+ *         (not a value table), BERTL14_ERR_NULL_POINTER. A span whose text gives no value is left out.
+ */
+bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t *table, const char *text,
+                                       const uint8_t *tags, const uint16_t *offsets, uint32_t n_tokens,
+                                       bertl14_slot_value_t *out, uint32_t max_out, uint32_t *n_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -311,7 +311,21 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
 
 
 OUTPUT_FILES = ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
-                "vocab.txt", "tokenizer_config.json", "manifest.json")
+                "vocab.txt", "tokenizer_config.json", "slots.json", "bertl14_slot_table.c", "manifest.json")
+
+
+def model_slot_spec(model_dir: Path | None) -> dict:
+    """The value table spec of a model folder: its slots.json (written by `bertl14 train` from the slots its
+    tagger knows), else Home Assistant's slots (slot_values.default_spec)."""
+    from .slot_values import default_spec
+    path = model_dir / "slots.json" if model_dir else None
+    if path is None or not path.is_file():
+        return default_spec("en")
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path}: not a slots JSON file ({exc}); write it again with `bertl14 train`") from exc
+    return spec
 
 
 def _convert(model_dir: Path, out_dir: Path, opts: ConvertOptions, step) -> dict:
@@ -396,6 +410,13 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
             vocab_bytes=len(vocab_bytes), vocab_count=len(vocab_words))
     _dump_json(out_dir / "labels.json", list(fm.labels))
+    # how the device turns a tagged span into a value (docs/slots.md); always written, linked only when used
+    from . import slot_values
+    spec = model_slot_spec(model_dir)
+    slot_words = slot_values.build_value_table(spec)
+    _dump_json(out_dir / "slots.json", spec)
+    _write_bytes(out_dir / "bertl14_slot_table.c",
+                 slot_values.render_c(slot_words, source=f"{fm.name}'s slots.json").encode("utf-8"))
     _write_bytes(out_dir / "vocab.txt", "".join(p + "\n" for p in fm.vocab).encode("utf-8"))
     tokenizer = {"do_lower_case": fm.do_lower_case, "strip_accents": fm.strip_accents,
                  "tokenize_chinese_chars": fm.tokenize_chinese_chars}
@@ -417,7 +438,8 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "options": opts.public(),
         "tokenizer": tokenizer,
         "flash_bytes": {"weights": len(blob), "weights_by_group": groups, "vocabulary": len(vocab_bytes),
-                        "labels": groups.get("labels", 0), "total": len(blob) + len(vocab_bytes)},
+                        "labels": groups.get("labels", 0), "total": len(blob) + len(vocab_bytes),
+                        **({"slot_table": 4 * len(slot_words)} if qm.num_tags else {})},
         "work_buffer_bytes": work_bytes,
         "max_seq_len": opts.max_seq_len,
         "min_score_milli": min_score_milli,

@@ -1,5 +1,7 @@
 """Flash footprint of the library on a Cortex-M7 (-O2, arm-none-eabi-gcc): code without weights
-<= 16 KB (the 64-bit division helpers it pulls from libgcc included), GELU code + table <= 2 KB."""
+<= 17.5 KB (the 64-bit division helpers it pulls from libgcc included; 16 KB for the encoder, tokenizer and
+classifier, plus the slot tagger with token byte offsets and the choice of a label among allowed ones),
+GELU code + table <= 2 KB."""
 from __future__ import annotations
 
 import shutil
@@ -58,5 +60,5 @@ def test_code_size(tmp_path, kernels):
           f"GELU code {sizes['bertl14_gelu_s16']} B + tanh table {TANH_LUT_BYTES} B = {gelu} B")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
         print(f"  {name:28s} {size:6d}")
-    assert total <= 16 * 1024
+    assert total <= 17 * 1024 + 512
     assert gelu <= 2 * 1024

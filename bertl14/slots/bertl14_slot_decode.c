@@ -1,0 +1,100 @@
+/*
+ * Slot values of a tagged sentence: the tagger's BIO tags over the tokens -> spans of the input text -> the
+ * value table's values (bertl14_slot_values). The decoding rule is tagging.py's (the Python twin):
+ * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens;
+ * it covers the text from its first token's start to its last token's end.
+ */
+#include <string.h>
+
+#include "bertl14_slots.h"
+
+/* A registry placeholder: the registry's matcher answers that name, not the tagger. */
+static int is_placeholder(const char *s, uint32_t len)
+{
+    static const char *const names[] = {"[NAME]", "[AREA]", "[FLOOR]"};
+    for (uint32_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "B-minutes" -> kind 'B', slot "minutes"; "O" or anything else -> kind 0. */
+static char tag_kind(const char *tag, const char **slot)
+{
+    if ((tag[0] == 'B' || tag[0] == 'I') && tag[1] == '-' && tag[2] != '\0') {
+        *slot = tag + 2;
+        return tag[0];
+    }
+    return 0;
+}
+
+/* Normalise one span and append its values, skipping slots already answered (the first span wins). */
+static bertl14_status_t add_span(const uint32_t *table, const char *slot, const char *text, uint32_t start,
+                                 uint32_t end, bertl14_slot_value_t *out, uint32_t max_out, uint32_t *n)
+{
+    if (is_placeholder(text + start, end - start)) {
+        return BERTL14_OK;
+    }
+    bertl14_slot_value_t found[BERTL14_SLOT_VALUES_MAX];
+    uint32_t n_found = 0;
+    const bertl14_status_t st =
+        bertl14_slot_values(table, slot, text + start, end - start, found, BERTL14_SLOT_VALUES_MAX, &n_found);
+    if (st != BERTL14_OK) {
+        return st == BERTL14_ERR_INVALID_CONFIG || st == BERTL14_ERR_NULL_POINTER ? st : BERTL14_OK;
+    }
+    for (uint32_t i = 0; i < n_found; i++) {
+        uint32_t j = 0;
+        while (j < *n && strcmp(out[j].slot, found[i].slot) != 0) {
+            j++;
+        }
+        if (j < *n) {
+            continue; /* this slot already has its value */
+        }
+        if (*n >= max_out) {
+            return BERTL14_ERR_BUFFER_TOO_SMALL;
+        }
+        out[(*n)++] = found[i];
+    }
+    return BERTL14_OK;
+}
+
+bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t *table, const char *text,
+                                       const uint8_t *tags, const uint16_t *offsets, uint32_t n_tokens,
+                                       bertl14_slot_value_t *out, uint32_t max_out, uint32_t *n_out)
+{
+    if (ctx == NULL || table == NULL || text == NULL || tags == NULL || offsets == NULL || out == NULL ||
+        n_out == NULL) {
+        return BERTL14_ERR_NULL_POINTER;
+    }
+    *n_out = 0;
+    const uint32_t text_len = (uint32_t)strlen(text);
+    const char *open_slot = NULL; /* the span being grown */
+    uint32_t open_start = 0, open_end = 0;
+    bertl14_status_t st = BERTL14_OK;
+    for (uint32_t t = 0; t <= n_tokens && st == BERTL14_OK; t++) {
+        const char *slot = NULL;
+        char kind = 0;
+        uint32_t start = 0, end = 0;
+        if (t < n_tokens) {
+            start = offsets[2u * t];
+            end = offsets[2u * t + 1u];
+            kind = end > start && end <= text_len ? tag_kind(bertl14_ctx_tag_name(ctx, tags[t]), &slot) : 0;
+        }
+        if (kind == 'I' && open_slot != NULL && strcmp(open_slot, slot) == 0) {
+            open_end = end; /* the span grows */
+            continue;
+        }
+        if (open_slot != NULL) { /* the span ends before token t */
+            st = add_span(table, open_slot, text, open_start, open_end, out, max_out, n_out);
+            open_slot = NULL;
+        }
+        if (kind != 0) {
+            open_slot = slot;
+            open_start = start;
+            open_end = end;
+        }
+    }
+    return st;
+}
