@@ -6,10 +6,12 @@ With `--json` every command prints one JSON object a line (the contract later to
 
   tokenize  {"text", "ids"}
   embed     {"text", "cls"} (+ "cls_int8", "cls_scale" for integer engines: cls = cls_int8 * cls_scale)
-  predict   {"text", "intent", "score", "tokens"} (+ "best")   (score in [0, 1], for integer engines the device's
-            printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP])
+  predict   {"text", "intent", "score", "tokens"} (+ "best", "slots")   (score in [0, 1], for integer engines the
+            device's printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP]; slots: a dict keyed by
+            Home Assistant's slot names, {"minutes": 5, "name": "Kitchen Light"}, with a registry or a model
+            that tags slots)
   eval      {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax", "min_score",
-             "agreement_with_float"}
+             "agreement_with_float"} (+ "value_slot_accuracy", "value_slots" with a model that tags slots)
 
 `predict` and `eval` answer as the firmware does (answer.py, app/src/protocol.c): a best label whose score, in
 integer thousandths, is under the model's `min_score` (training.json, compiled into the firmware as
@@ -22,8 +24,9 @@ best label without the threshold.
 registry is compiled for the model's tokenizer options and every text goes through the matcher first (docs/
 registry.md): known names become [NAME] / [AREA] / [FLOOR] before tokenizing. The `c` engine uses the C matcher
 (bertl14_registry_match through ctypes), the others registry.Matcher (bit-exact with it). Then tokenize and predict add
-"masked" (the text the model saw) and "slots" [{"kind", "name", "text", "start", "end"}] (name = the registry's
-display name, text = the words of the input, start/end = byte offsets in the UTF-8 input), and eval adds
+"masked" (the text the model saw) and "names" [{"kind", "name", "text", "start", "end"}] (name = the registry's
+display name, text = the words of the input, start/end = byte offsets in the UTF-8 input; tokenize calls the
+list "slots"), predict's "slots" dict holds the first name of each kind, and eval adds
 "slot_accuracy" and "slots" (slots.SlotScore: the expected name/area/floor of each record, compared as registry
 objects). With a model that ships intent_domains.json, the domain rule of the firmware applies (answer.py,
 docs/registry.md): when entity names of known domains were found, the answer is the best label among the intents
@@ -31,6 +34,13 @@ that accept one of those domains (`none` and the intents that never take a name 
 same logits (the `c` engine calls bertl14_classify_allowed, `ref` its Python twin answer.classify_allowed).
 predict adds "argmax" (the label before the rule) when the rule changed the answer; eval adds "domain_rule"
 {"labels_with_domains", "changed"}.
+
+A model with a slot tagger (tags.json when trained, the token classifier in the weights blob) also answers slot
+values, as the firmware does (app/src/intent.c): the text the model read is tokenized with byte offsets, every
+token tagged, the BIO spans decoded and turned into values by the model's value table (slots.json, docs/slots.md;
+tagging.slot_values_of, the Python twin of bertl14_slots_extract). The registry's names win over the tagger's.
+eval's "value_slots": sentence-level exact match over the value slots (slots.VALUE_SLOTS) of the sentences whose
+intent is right.
 """
 from __future__ import annotations
 
@@ -80,12 +90,16 @@ class FloatEngine:
         return Embedding(cls=[float(x) for x in self.fe.forward(self.fm, ids).cls])
 
     def predict(self, ids: list[int]) -> Prediction:
-        r = self.fe.forward(self.fm, ids)
+        r = self._last = self.fe.forward(self.fm, ids)
         if r.logits is None:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         p = self.fe.softmax(r.logits)
         return Prediction(int(np.argmax(r.logits)), float(p.max()), len(ids), int(round(float(p.max()) * 1000)),
                           np.asarray(r.logits, np.float64))
+
+    def last_tags(self) -> list[int]:
+        """The slot tag of every token of the last predict."""
+        return [int(t) for t in self._last.tags]
 
     def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
         """The domain rule in floating point: the best allowed logit, its softmax probability."""
@@ -116,8 +130,12 @@ class RefEngine:
     def predict(self, ids: list[int]) -> Prediction:
         if not self.qm.has_classifier:
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
-        r = self.ref.encode(self.qm, ids)
+        r = self._last = self.ref.encode(self.qm, ids)
         return Prediction(int(r.label), r.score / 1000.0, len(ids), int(r.score), r.logits)  # what the device prints
+
+    def last_tags(self) -> list[int]:
+        """The slot tag of every token of the last predict (reference.token_tags, bit-exact with bertl14_tag)."""
+        return [int(t) for t in self._last.tags]
 
     def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
         """The domain rule: answer.classify_allowed, the Python twin of bertl14_classify_allowed."""
@@ -155,6 +173,10 @@ class CEngine(RefEngine):
             raise UserError(f"{self.model.name} has no classifier (a BertModel encoder): use embed")
         r = self.eng.classify(ids)
         return Prediction(int(r.label), r.score_milli / 1000.0, len(ids), int(r.score_milli), r.logits)
+
+    def last_tags(self) -> list[int]:
+        """bertl14_tag on the last predict's encode."""
+        return list(self.eng.tag().tags)
 
     def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
         """The domain rule: bertl14_classify_allowed of the C library on the classification's logits."""
@@ -274,6 +296,15 @@ class Answer:
     slots: list[Slot]
     argmax: str             # the model's best label before the domain rule (= label when the rule changed nothing)
     allowed: list[bool] | None = None   # the labels the domain rule let answer (None: no rule)
+    values: dict | None = None          # the slot values the model's tagger read (None: the model has no tagger)
+
+    def slot_dict(self, names: dict[str, str] | None = None) -> dict:
+        """The answer's slots as Home Assistant keys them: the registry's names (`names`, kind -> display name)
+        first, then the tagger's values for the other keys (the firmware's order of precedence)."""
+        out = dict(names or {})
+        for key, value in (self.values or {}).items():
+            out.setdefault(key, value)
+        return out
 
 
 class Answerer:
@@ -289,17 +320,31 @@ class Answerer:
         self.eng = make_engine(engine, model)
         self.min_score_milli = answer.model_min_score_milli(model) if min_score_milli is None else min_score_milli
         self.device_answer = answer.device_answer
+        self.table = None
+        if model.tags:    # the value table the firmware is built with (convert writes it from slots.json)
+            from .convert import model_slot_spec
+            from .slot_values import build_value_table
+            self.table = build_value_table(model_slot_spec(model.path))
 
     def __call__(self, text: str) -> Answer:
         masked, slots = self.entities.apply(text) if self.entities else (text, [])
-        p = self.eng.predict(self.model.encode(masked))
+        if self.table is not None:
+            ids, offsets = self.model.tokenizer.encode_offsets(masked, self.model.max_seq_len)[:2]
+        else:
+            ids = self.model.encode(masked)
+        p = self.eng.predict(ids)
+        values = None
+        if self.table is not None:   # the tagger's spans of the text the model read, as bertl14_slots_extract
+            from .tagging import slot_values_of
+            values = slot_values_of(masked.encode("utf-8", "surrogatepass"), self.eng.last_tags(), offsets,
+                                    self.model.tags, self.table)
         argmax = self.labels[p.label]
         allowed = self.entities.allowed(slots) if self.entities else None
         if allowed is not None:
             p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
         intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
-        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed)
+        return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed, values)
 
 
 def _c_entity_domain(words: list[int]):
@@ -423,23 +468,27 @@ def cmd_predict(args) -> int:
             obj["best"] = a.best
             human += f"\tbest={a.best}"
         if ent:
-            obj.update(masked=a.masked, slots=[s.as_dict() for s in a.slots])
-            human += "".join(f"\t{s.kind}={s.name}" for s in a.slots)
+            obj.update(masked=a.masked, names=[s.as_dict() for s in a.slots])
             if a.argmax != a.label:     # the domain rule moved the answer
                 obj["argmax"] = a.argmax
                 human += f"\targmax={a.argmax}"
+        if ent or a.values is not None:
+            obj["slots"] = a.slot_dict(Entities.found(a.slots) if ent else None)
+            human += "".join(f"\t{k}={v}" for k, v in obj["slots"].items())
         _emit(obj, args.json, human)
     return 0
 
 
 def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True,
              entities: Entities | None = None, expected: list[dict] | None = None,
-             min_score_milli: int | None = None) -> dict:
+             min_score_milli: int | None = None, values: list[dict] | None = None) -> dict:
     """Intent accuracy and macro-F1 of the device's answers (the threshold `min_score_milli`, None: the model's
     own) and of the best label without it, agreement of the best label with the float model; with `entities`,
     the texts go through the matcher first and, with `expected` (slots.expected_slots of each record), slot
-    accuracy is added."""
-    from .slots import SlotScore
+    accuracy is added. With `values` (slots.expected_values of each record) and a model with a tagger, the value
+    slots' sentence-level exact match over the sentences whose intent is right (slots.ValueScore)."""
+    from .slots import SlotScore, ValueScore
+    value_score = ValueScore()
     run = Answerer(model, engine, entities, min_score_milli)
     labels = model.labels
     unknown = sorted(set(gold) - set(labels))
@@ -459,6 +508,8 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
                 score.add(expected[n], entities.found(a.slots), entities.registry)
         pred.append(a.intent)
         best.append(a.label)
+        if values is not None and a.values is not None:
+            value_score.add(values[n], a.values, a.intent == gold[n])
         if flt is not None:   # the float model's best label, under the same domain rule
             fp = flt.predict(model.encode(a.masked))
             ref_pred.append(labels[(flt.choose(fp, a.allowed) if a.allowed is not None else fp).label])
@@ -476,6 +527,9 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
            "agreement_with_float": None if agree is None else round(agree, 6)}
     if unknown:
         out["unknown_intents"] = unknown
+    if values is not None and model.tags:
+        out["value_slots"] = value_score.as_dict()
+        out["value_slot_accuracy"] = out["value_slots"]["accuracy"]
     if entities:
         from .answer import ALL_DOMAINS
         out["sentences_with_names"] = with_names
@@ -488,14 +542,14 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
 
 
 def cmd_eval(args) -> int:
-    from .slots import expected_slots
+    from .slots import expected_slots, expected_values
     model = open_model(args.model, progress=sys.stderr.isatty())
     records = read_eval_records(args.data)
     texts, gold = [r["text"] for r in records], [str(r["intent"]) for r in records]
     ent = _entities(args, model)
     res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty(), entities=ent,
                    expected=[expected_slots(r) for r in records] if ent else None,
-                   min_score_milli=_min_score(args, model))
+                   min_score_milli=_min_score(args, model), values=[expected_values(r) for r in records])
     if args.json:
         print(json.dumps(res, ensure_ascii=False))
     else:
@@ -509,6 +563,10 @@ def cmd_eval(args) -> int:
             acc = "n/a" if sl["accuracy"] is None else f"{sl['accuracy']:.4f}"
             line += (f" slot_accuracy={acc} ({sl['correct']}/{sl['eligible']} sentences whose expected "
                      f"name/area/floor the registry knows)")
+        vs = res.get("value_slots")
+        if vs and vs["eligible"]:
+            line += (f" value_slot_accuracy={vs['accuracy']:.4f} ({vs['correct']}/{vs['eligible']} sentences with "
+                     f"the right intent and expected values)")
         print(line)
     return 0
 

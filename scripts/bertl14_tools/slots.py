@@ -132,3 +132,61 @@ class SlotScore:
                 "per_kind": {k: dict(v, accuracy=acc(v["correct"], v["eligible"])) for k, v in self.per_kind.items()},
                 "name_area": dict(self.name_area, accuracy=acc(self.name_area["correct"], self.name_area["eligible"])),
                 "not_in_registry": self.unknown, "unexpected": self.unexpected}
+
+
+# The slots whose values the model's tagger reads (the registry answers name/area/floor; domain, device_class and
+# state come with the intent's template): durations, numbers, colours, lists, wildcards.
+VALUE_SLOTS = ("hours", "minutes", "seconds", "start_hours", "start_minutes", "start_seconds", "brightness",
+               "temperature", "percentage", "volume_level", "volume_step", "position", "color", "item",
+               "search_query", "media_class", "message")
+
+
+def expected_values(record: dict) -> dict:
+    """The value slots (VALUE_SLOTS) a test record expects."""
+    slots = record.get("slots") or {}
+    return {k: slots[k] for k in VALUE_SLOTS if isinstance(slots, dict) and k in slots} if isinstance(slots, dict) \
+        else {}
+
+
+def same_value(expected, found) -> bool:
+    """Numbers compare as numbers (5 == 5.0, "5" == 5), texts case-insensitively without outer spaces."""
+    def number(v):
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, (int, float)):
+            return float(v)
+        try:
+            return float(str(v).strip())
+        except ValueError:
+            return None
+    a, b = number(expected), number(found)
+    if a is not None or b is not None:
+        return a is not None and b is not None and a == b
+    return str(expected).strip().casefold() == str(found).strip().casefold()
+
+
+@dataclass
+class ValueScore:
+    """Sentence-level exact match over the value slots: a sentence whose intent is right and that expects at least
+    one value slot is correct when every expected value slot is answered with its value."""
+    eligible: int = 0
+    correct: int = 0
+    per_slot: dict = field(default_factory=dict)     # slot -> [right, expected]
+
+    def add(self, expected: dict, found: dict, intent_right: bool) -> None:
+        if not expected or not intent_right:
+            return
+        self.eligible += 1
+        ok = True
+        for key, value in expected.items():
+            right = key in found and same_value(value, found[key])
+            counts = self.per_slot.setdefault(key, [0, 0])
+            counts[0] += right
+            counts[1] += 1
+            ok &= right
+        self.correct += ok
+
+    def as_dict(self) -> dict:
+        return {"eligible": self.eligible, "correct": self.correct,
+                "accuracy": round(self.correct / self.eligible, 6) if self.eligible else None,
+                "per_slot": {k: {"right": r, "expected": n} for k, (r, n) in sorted(self.per_slot.items())}}

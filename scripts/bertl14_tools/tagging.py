@@ -62,15 +62,17 @@ def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
 PLACEHOLDER_TEXTS = ("[NAME]", "[AREA]", "[FLOOR]")     # the registry answers these, not the tagger
 
 
-def slot_values_of(text: str, tags, offsets, names: list[str], spec) -> dict:
+def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> dict:
     """The slot values of a tagged sentence, as bertl14_slots_extract() gives them: each decoded span (skipping
     registry placeholders) through slot_values.slot_values with the model's value table `spec` (slots.json or
-    its words); the first span that gives a slot its value wins."""
+    its words); the first span that gives a slot its value wins. `offsets` index `text`: characters of a str,
+    bytes of UTF-8 bytes (the device's unit)."""
     from .slot_values import slot_values
     out: dict = {}
+    placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     for slot, start, end in decode(tags, offsets, names):
         piece = text[start:end]
-        if piece in PLACEHOLDER_TEXTS:
+        if piece in placeholders:
             continue
         for key, value in slot_values(spec, slot, piece).items():
             out.setdefault(key, value)

@@ -116,9 +116,10 @@ def test_predict_entities_masks_before_tokenizing(model, home):
     assert by_engine["c"] == ref
     assert [p["masked"] for p in ref] == ["turn on the [NAME]", "turn off the [NAME] in the [AREA]",
                                          "[NAME] on [FLOOR] please", "kitchenette light", "lock the door"]
-    assert ref[1]["slots"] == [{"kind": "name", "name": "Lamp", "text": "lamp", "start": 13, "end": 17},
+    assert ref[1]["names"] == [{"kind": "name", "name": "Lamp", "text": "lamp", "start": 13, "end": 17},
                                {"kind": "area", "name": "Living Room", "text": "LOUNGE", "start": 25, "end": 31}]
-    assert ref[3]["slots"] == [] and ref[4] == dict(plain[4], masked="lock the door", slots=[])
+    assert ref[1]["slots"] == {"name": "Lamp", "area": "Living Room"}    # the answer's slots, keyed as HA keys them
+    assert ref[3]["names"] == [] and ref[4] == dict(plain[4], masked="lock the door", names=[], slots={})
     # the model saw the masked text: same answer as predicting the masked text itself
     masked = _lines(run_cli("predict", "--model", model, "--json", *[p["masked"] for p in ref]))
     assert [(p["intent"], p["score"], p["tokens"]) for p in ref] == \
