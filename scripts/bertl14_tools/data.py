@@ -420,12 +420,18 @@ def block_domains(data) -> set[str]:
     return found
 
 
+# Home Assistant's handlers of these intents act on an entity of any domain (turn on/off any entity, the state of
+# any entity): a registry's domains never rule them out, whatever domains their templates happen to name.
+ANY_DOMAIN_INTENTS = ("HassTurnOn", "HassTurnOff", "HassGetState")
+
+
 def intent_domains(lang: str, extra_files: list[str] | None = None) -> dict[str, list[str]]:
     """intent -> the device domains its templates accept for `{name}`: over the template blocks whose sentences
     reference the `name` list, the domains `Expander.sample` fills that name from (the block's own, else
     DEFAULT_NAME_DOMAINS, else media_player for the media intents). Intents whose templates never take a {name},
-    or take one of any domain (a block with none of these), are left out: a registry's domains never filter them
-    (the firmware's domain rule, docs/registry.md). Written to the model folder as intent_domains.json."""
+    or take one of any domain (a block with none of these, or ANY_DOMAIN_INTENTS), are left out: a registry's domains
+    never filter them (the firmware's domain rule, docs/registry.md). Written to the model folder as
+    intent_domains.json."""
     from hassil.expression import ListReference, RuleReference
     intents = load_intents(lang, extra_files)
 
@@ -451,7 +457,7 @@ def intent_domains(lang: str, extra_files: list[str] | None = None) -> dict[str,
                 ["media_player"] if intent_name.startswith(MEDIA_INTENT_PREFIXES) else []))
             unscoped |= not found
             domains |= found
-        if named and not unscoped:
+        if named and not unscoped and intent_name not in ANY_DOMAIN_INTENTS:
             out[intent_name] = sorted(domains)
     return out
 

@@ -38,6 +38,7 @@ SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bed
 
 # registry names in answers and in :entities (docs/serial-protocol.md, "Names")
 SLOT_KEYS = ("name", "area", "floor", "entity_area")
+INTENT_MAX_VALUES = 8    # slot values a firmware answer carries (app/src/intent.h)
 
 
 def encode_value(text: str) -> str:
@@ -220,6 +221,15 @@ class Expected:
     cls: bytes
     slots: dict = field(default_factory=dict)   # names=, name=, area=, floor=, entity_area= (with a registry)
     best: str | None = None                     # best= (a label answered none for its score)
+    values: dict = field(default_factory=dict)  # the tagger's slot values (hours=, item=, ...), decoded
+    value_keys: tuple = ()                      # every slot key the model can answer (compared even when absent)
+
+
+def value_field(value) -> str:
+    """A slot value as protocol.c's put_values writes it (decoded): integers as digits, halves with one decimal."""
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
 
 
 def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) -> dict[str, str]:
@@ -256,6 +266,13 @@ class Reference:
         self.min_score = min_score_milli
         self.matcher, self.max_names = None, max_names
         self.set_registry(registry_words, max_names, label_domains)
+        self.table, self.value_keys = None, ()
+        if self.model.tags:   # the firmware's value table, built from the same slots.json by the converter
+            from .convert import model_slot_spec
+            from .slot_values import build_value_table
+            spec = model_slot_spec(self.model.path)
+            self.table = build_value_table(spec)
+            self.value_keys = tuple(k for k in spec["slots"] if k not in SLOT_KEYS)
 
     def set_registry(self, registry_words: list[int] | None, max_names: int = 4,
                      label_domains: list[int] | None = None) -> None:
@@ -281,6 +298,18 @@ class Reference:
             slots = expected_slot_fields(found, self.objects)
         ids, truncated = self.model.tokenizer.encode_full(text, self.model.max_seq_len)
         r = self.ref.encode(self.qm, ids)
+        values: dict = {}
+        if self.table is not None:    # intent.c: tags of the same encode, spans of the text the model read
+            from .tagging import slot_values_of
+            offsets = self.model.tokenizer.encode_offsets(text, self.model.max_seq_len)[1]
+            found_values = slot_values_of(text.encode("utf-8"), [int(t) for t in r.tags], offsets, self.model.tags,
+                                          self.table)
+            for key, value in list(found_values.items())[:INTENT_MAX_VALUES]:
+                if key in ("name", "area", "floor"):
+                    if not (self.matcher is not None and slots.get("names", "0") != "0"):
+                        slots[key] = value_field(value)   # without registry names the tagger's are answered
+                else:
+                    values[key] = value_field(value)
         label, score = int(r.label), int(r.score)
         if self.matcher is not None and self.label_domains:   # intent.c's apply_domains
             from . import registry as R
@@ -293,7 +322,8 @@ class Reference:
         label = self.labels[label]
         intent, best = device_answer(label, score, self.min_score)
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
-                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best)
+                        label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best,
+                        values=values, value_keys=self.value_keys)
 
 
 def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
@@ -315,6 +345,9 @@ def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
     for key in ("names",) + SLOT_KEYS:
         if f.get(key) != exp.slots.get(key):
             diffs.append(f"{key} {f.get(key)!r} != {exp.slots.get(key)!r}")
+    for key in exp.value_keys:
+        if f.get(key) != exp.values.get(key):
+            diffs.append(f"{key} {f.get(key)!r} != {exp.values.get(key)!r}")
     if dump and ans.cls != exp.cls:
         n = sum(1 for a, b in zip(ans.cls or b"", exp.cls) if a != b)
         diffs.append(f"CLS bytes differ ({n} of {len(exp.cls)}; device {len(ans.cls or b'')} bytes)")
@@ -508,8 +541,8 @@ def _print_answer(ans: Answer) -> None:
     for line in ans.before:
         print(line)
     print(ans.line)
-    names = [f"{k}={ans.fields[k]!r}" for k in SLOT_KEYS if k in ans.fields and "%" in ans.line]
-    if names:   # the names decoded (docs/serial-protocol.md, "Names")
+    names = [f"{k}={v!r}" for k, v in ans.fields.items() if f"{k}={v}" not in ans.line.split()]
+    if names:   # the names and slot values that were percent-encoded, decoded (docs/serial-protocol.md)
         print("   " + " ".join(names))
     if ans.cls is not None:
         print("CLS_EMB: " + ",".join(f"0x{b:02x}" for b in ans.cls))
