@@ -294,7 +294,8 @@ class Sample:
 class Expander:
     """Seeded random walk through hassil templates; slot values from our lists."""
 
-    def __init__(self, intents, lang: str, slot_values: dict, rng: random.Random, compose_names: float = 0.0):
+    def __init__(self, intents, lang: str, slot_values: dict, rng: random.Random, compose_names: float = 0.0,
+                 wildcard_words: float = 0.0):
         self.intents = intents
         self.lang = lang
         self.values = slot_values
@@ -302,6 +303,10 @@ class Expander:
         self._numbers = None
         self.compose_names = compose_names
         self.composer = NameComposer(slot_values, load_name_words(lang), rng) if compose_names > 0 else None
+        # open-ended values (a song, a shopping item, a message) are any words: this fraction of the wildcard fills
+        # are 1-3 general words, so that the sentence's frame, not its value, decides the intent
+        self.wildcard_words = wildcard_words
+        self.general_words = load_name_words(lang) if wildcard_words > 0 else []
 
     # -- slot values -------------------------------------------------------------
     def entity_value(self, list_name: str, domains: list[str]) -> str:
@@ -370,6 +375,8 @@ class Expander:
                 raise UserError(f"no phrases for wildcard {{{name}}}: add them under wildcards: in "
                                 f"{DATA_DIR / f'slots-{self.lang}.yaml'}")
             text = self.rng.choice(phrases)
+            if self.wildcard_words > 0 and self.rng.random() < self.wildcard_words:   # no draw when off
+                text = " ".join(self.rng.choice(self.general_words) for _ in range(self.rng.randint(1, 3)))
             ctx["slots"][slot] = text
             return text
         if isinstance(slot_list, TextSlotList):
@@ -522,7 +529,7 @@ class Dataset:
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
                   only_intents: list[str] | None = None, mask_names: float = 0.0,
-                  compose_names: float = 0.0, ood_generated: int = 0) -> Dataset:
+                  compose_names: float = 0.0, ood_generated: int = 0, wildcard_words: float = 0.0) -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
@@ -530,6 +537,10 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     check_lang(lang)
     if not 0 <= mask_names <= 1:
         raise UserError("--mask-names must be a fraction in [0, 1] (e.g. 0.5: half the name-bearing sentences masked)")
+    if not 0 <= wildcard_words <= 1:
+        raise UserError("--wildcard-words must be a fraction in [0, 1] (e.g. 0.5)")
+    if wildcard_words > 0 and not load_name_words(lang):
+        raise UserError(f"--wildcard-words needs a word list: write data/name-words-{lang}.txt (one word a line)")
     if not 0 <= compose_names <= 1:
         raise UserError("--compose-names must be a fraction in [0, 1] (e.g. 0.5: half the names made up)")
     if per_intent < 1:
@@ -543,7 +554,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         names = [n for n in names if n in set(only_intents)]
     if not names:
         raise UserError("no intents to expand: check --intents files")
-    expander = Expander(intents, lang, load_slot_values(lang), rng, compose_names)
+    expander = Expander(intents, lang, load_slot_values(lang), rng, compose_names, wildcard_words)
 
     # 1. up to per_intent distinct sentences an intent, templates drawn uniformly
     by_intent: dict[str, dict[str, Sample]] = {}
@@ -636,6 +647,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                            "validation_other_forms_added": added_forms}
     if compose_names > 0:
         stats["compose_names"] = compose_names
+    if wildcard_words > 0:
+        stats["wildcard_words"] = wildcard_words
     if generated:
         stats["ood_generated"] = ood_generated
         stats["ood_split"]["train_generated"] = len(generated)
@@ -814,6 +827,7 @@ def run(args) -> int:
     ds = build_dataset(args.lang, per_intent=args.per_intent, seed=args.seed, intent_files=args.intents,
                        builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
                        mask_names=args.mask_names, compose_names=args.compose_names,
+                       wildcard_words=args.wildcard_words,
                        ood_generated=args.ood_generated)
     out = Path(args.out)
     write_dataset(ds, out)
@@ -847,6 +861,10 @@ def register(subparsers) -> None:
     p.add_argument("--ood-generated", type=int, default=0, metavar="N",
                    help="add N out-of-domain training sentences made from the frames of ood-frames-<lang>.txt "
                         "(training only; the out-of-domain validation and test splits stay the written ones)")
+    p.add_argument("--wildcard-words", type=float, default=0.0, metavar="FRACTION",
+                   help="fill this fraction of the open-ended slots (song, shopping item, message...) with 1-3 "
+                        "general words of name-words-<lang>.txt instead of the phrases of slots-<lang>.yaml "
+                        "(default 0)")
     p.add_argument("--compose-names", type=float, default=0.0, metavar="FRACTION",
                    help="make up this fraction of the device names and areas (\"corner lamp\", \"emma's fan\", "
                         "\"falcon lamp\", \"rosie\") from the compose: lists of slots-<lang>.yaml and "
