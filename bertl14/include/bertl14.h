@@ -223,9 +223,10 @@ const char *bertl14_status_str(bertl14_status_t status);
 /* ---- a label among allowed ones (bertl14_classify_allowed.c) -------------------------------------- */
 
 /**
- * The first largest of @p logits among the labels @p allowed lets answer, and its softmax probability over all
- * the logits, computed as bertl14_classify computes its top score (for the plain argmax the result is the same
- * bits). E.g. the firmware's domain rule: only the intents that accept the domain of a device named in the text.
+ * The first largest of @p logits among the labels @p allowed lets answer, and its softmax probability over the
+ * allowed labels (the answer's probability given that only those may answer), computed as bertl14_classify
+ * computes its top score (with every label allowed the result is the same bits). E.g. the firmware's domain rule:
+ * only the intents that accept the domain of a device named in the text.
  * @param logits     num_labels logits in Q10 (a bertl14_classification_t's logits)
  * @param allowed    bit c % 32 of allowed[c / 32] set: label c may answer; NULL, or no label allowed: every label
  * @param result     label, score_q16, score_milli; logits and num_labels as given (may be the classification

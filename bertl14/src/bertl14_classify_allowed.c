@@ -1,9 +1,10 @@
 /* bertl14_classify_allowed (bertl14.h): the best label among those the caller allows, from a classification's
- * logits, and its softmax score. The firmware uses it for the registry's domain rule (app/src/intent.c, docs/
- * registry.md): a sentence that names a fan may only answer the intents that accept a fan. The score is computed
- * as bertl14_ctx_classify computes its top score (numerics "softmax": exp_q23 of each logit's distance to the
- * largest one, bertl14_kernels.h), generalised to a label that need not be the largest: the same denominator and
- * exp_q23(max - logit[label]) << 16 in place of 2^39; for the plain argmax the two are the same bits. Python twin:
+ * logits, and its softmax score over the allowed labels. The firmware uses it for the registry's domain rule
+ * (app/src/intent.c, docs/registry.md): a sentence that names a fan may only answer the intents that accept a fan,
+ * and the score is the probability of the answer given that knowledge (the softmax restricted to the allowed
+ * labels), so that a threshold still means what it means for a plain answer. It is computed as
+ * bertl14_ctx_classify computes its top score (numerics "softmax": exp_q23 of each logit's distance to the largest
+ * one, bertl14_kernels.h) over the allowed labels; with every label allowed the two are the same bits. Python twin:
  * bertl14_tools.answer.classify_allowed. */
 /* Cold code (only sentences that name a device of a known domain): compiled for size, as bertl14_api.c. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -21,11 +22,9 @@ bertl14_status_t bertl14_classify_allowed(const int32_t *logits, uint32_t num_la
     if (num_labels == 0u) {
         return BERTL14_ERR_NO_CLASSIFIER;
     }
-    int32_t top = logits[0]; /* the largest logit */
     uint32_t best = UINT32_MAX;
     for (;;) {
         for (uint32_t c = 0; c < num_labels; c++) {
-            top = logits[c] > top ? logits[c] : top;
             if ((!allowed || ((allowed[c >> 5] >> (c & 31u)) & 1u)) &&
                 (best == UINT32_MAX || logits[c] > logits[best])) {
                 best = c;                                                     /* first argmax of the allowed */
@@ -36,14 +35,15 @@ bertl14_status_t bertl14_classify_allowed(const int32_t *logits, uint32_t num_la
         }
         allowed = NULL; /* nothing allowed: the plain argmax */
     }
+    const int32_t top = logits[best]; /* the largest allowed logit */
     uint64_t sum = 0;
-    uint32_t num = 0;
     for (uint32_t c = 0; c < num_labels; c++) {                               /* softmax denominator */
-        /* top >= logits[c]: their difference is exact in uint32 (and exp_q23 is 0 from 2^16 on) */
-        const uint32_t e = bertl14_exp_q23((uint32_t)top - (uint32_t)logits[c]);
-        sum += e;
-        num = c == best ? e : num;                                            /* exp(logit[best] - top), Q23 */
+        if (!allowed || ((allowed[c >> 5] >> (c & 31u)) & 1u)) {
+            /* top >= logits[c]: their difference is exact in uint32 (and exp_q23 is 0 from 2^16 on) */
+            sum += bertl14_exp_q23((uint32_t)top - (uint32_t)logits[c]);
+        }
     }
+    const uint32_t num = bertl14_exp_q23(0u);                                 /* exp(logit[best] - top), Q23 */
     const uint64_t q16 = bertl14_udiv_round((uint64_t)num << 16, sum);        /* p(best) in Q16 */
     result->label = best;
     result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;

@@ -159,17 +159,17 @@ def allowed_words(allowed: list[bool]) -> list[int]:
 
 def classify_allowed(logits, allowed: list[bool] | None = None) -> tuple[int, int]:
     """(label, score_q16): the first largest logit among the allowed labels (every label when `allowed` is None
-    or allows none) and its softmax probability over all the logits in Q16, exp_q23(max - logit) /
-    sum exp_q23(max - logits) rounded, capped at 65535: bertl14_classify_allowed bit for bit, and
-    reference.classifier_score when the label is the plain argmax."""
+    or allows none) and its softmax probability over the allowed labels in Q16, exp_q23(0) /
+    sum exp_q23(logit[label] - allowed logits) rounded, capped at 65535: bertl14_classify_allowed bit for bit,
+    and reference.classifier_score when every label is allowed."""
     from .reference import div_round, exp_q23
     logits = np.asarray(logits, np.int64)
     ok = np.ones(len(logits), bool) if allowed is None else np.asarray(allowed, bool)
     if not ok.any():
         ok[:] = True
     label = int(np.flatnonzero(ok)[np.argmax(logits[ok])])
-    e = exp_q23(logits.max() - logits)
-    return label, min(65535, int(div_round(int(e[label]) << 16, int(e.sum()))))
+    e = exp_q23(logits[label] - logits[ok])
+    return label, min(65535, int(div_round(int(exp_q23(np.zeros(1, np.int64))[0]) << 16, int(e.sum()))))
 
 
 def write_intent_domains(folder: str | Path, dataset_stats: dict) -> Path | None:
