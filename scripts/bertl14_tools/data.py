@@ -98,6 +98,21 @@ def split_marked(text: str) -> tuple[str, str | None]:
     return plain, masked
 
 
+# A duration's span covers its unit word too ("5 minutes", "an hour", "两个小时"): the unit says which slot the
+# number fills, and the device's value table reads it (docs/slots.md), so the tagger learns number and unit as one.
+DURATION_SLOTS = ("hours", "minutes", "seconds", "start_hours", "start_minutes", "start_seconds")
+_UNIT_AFTER = re.compile(r" ?(?:hours?|hrs?|minutes?|mins?|seconds?|secs?)\b|(?:个小时|个钟头|小时|钟头|分钟|分|秒钟|秒)")
+
+
+def with_units(text: str, spans: list) -> list:
+    """`spans` with every duration span extended over the unit word right after it."""
+    out = []
+    for a, b, slot in spans:
+        m = _UNIT_AFTER.match(text, b) if slot in DURATION_SLOTS else None
+        out.append([a, m.end() if m else b, slot])
+    return out
+
+
 def split_marked_spans(text: str, span_slots: list[str]) -> tuple[str, list, str | None, list]:
     """`split_marked` of a sentence whose slot values also carry span marks, with the character spans
     `[start, end, slot]` of the slots in the plain and in the masked text (the span of a masked name is its
@@ -126,7 +141,8 @@ def split_marked_spans(text: str, span_slots: list[str]) -> tuple[str, list, str
             out.pop()
         n = len(out)
         spans = [[a, min(b, n), slot] for a, b, slot in spans if a < n]
-        return "".join(out), sorted(spans)
+        plain = "".join(out)
+        return plain, sorted(with_units(plain, spans))
 
     plain_text, plain_spans = spans_of(text)
     if masked is None:

@@ -20,7 +20,13 @@ def test_marked_sentence_gives_spans_in_both_forms():
     assert masked == "set [NAME] to forty percent"
     assert [(masked[a:b], s) for a, b, s in masked_spans] == [("[NAME]", "name"), ("forty", "brightness")]
     # no entity: no masked form, spans still found
-    assert data.split_marked_spans("\ue010五\ue011分钟", ["minutes"]) == ("五分钟", [[0, 1, "minutes"]], None, [])
+    # a duration's span covers its unit word (not one joined by a hyphen); other slots' spans do not grow
+    assert data.split_marked_spans("\ue010五\ue011分钟", ["minutes"]) == ("五分钟", [[0, 3, "minutes"]], None, [])
+    plain, spans, _, _ = data.split_marked_spans("timer \ue0101\ue011 hour \ue01010\ue011-minutes \ue010two\ue011 hoursmith",
+                                                 ["hours", "minutes", "seconds"])
+    assert [(plain[a:b], s) for a, b, s in spans] == [("1 hour", "hours"), ("10", "minutes"), ("two", "seconds")]
+    plain, spans, _, _ = data.split_marked_spans("add \ue010five\ue011 minutes", ["item"])
+    assert [(plain[a:b], s) for a, b, s in spans] == [("five", "item")]
 
 
 def test_every_row_spans_its_slot_values(en):
