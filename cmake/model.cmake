@@ -36,6 +36,7 @@ function(bertl14_add_model target)
   add_custom_command(
     OUTPUT ${_out}/manifest.json
     BYPRODUCTS ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_config.h ${_out}/bertl14_slot_table.c
+               ${_out}/bertl14_label_slots.c
     COMMAND ${_convert} convert --model ${_model} --out ${_out}
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
             --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH}
@@ -46,7 +47,8 @@ function(bertl14_add_model target)
   add_custom_target(${target}_model DEPENDS ${_out}/manifest.json)
   add_dependencies(${target} ${target}_model)
   # bertl14_slot_table.c: the model's slot value table, kept by the linker only when the app reads slot values
-  target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_slot_table.c)
+  target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_slot_table.c
+                                   ${_out}/bertl14_label_slots.c)
   target_include_directories(${target} PRIVATE ${_out})
   if(NOT TARGET bertl14)
     # bertl14/CMakeLists.txt's option, from Kconfig (the DSP kernels are bit-identical to the C ones)

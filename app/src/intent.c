@@ -43,6 +43,68 @@ static int32_t ids[BERTL14_MAX_SEQ_LEN];
 extern const uint32_t bertl14_slot_table[]; /* the model's value table (the converter's bertl14_slot_table.c) */
 static uint16_t offsets[2 * BERTL14_MAX_SEQ_LEN]; /* each token's bytes in the text, for the slot spans */
 static uint8_t tags[BERTL14_MAX_SEQ_LEN];
+/* per label the slots its answer carries, NULL-terminated; NULL: no table (the converter's bertl14_label_slots.c) */
+extern const char *const *const bertl14_label_slots[];
+
+static bool listed(const char *const *list, const char *name)
+{
+    for (; *list != NULL; list++) {
+        if (strcmp(*list, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool has_value(const bertl14_slot_value_t *v, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (strcmp(v[i].slot, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The values an answer of `label` carries (tagging.fit_to_intent): a name, or a slot the intent takes, is kept; a
+ * number under a slot it does not take moves to the one number slot it takes that the sentence left empty ("turn
+ * the [NAME] to 40 percent" tagged volume_level, answered HassLightSet: brightness=40); the rest is dropped. */
+static void fit_values(intent_result_t *r, uint32_t label)
+{
+    const char *const *slots = label < BERTL14_NUM_LABELS ? bertl14_label_slots[label] : NULL;
+    if (slots == NULL) {
+        return;
+    }
+    bertl14_slot_value_t found[INTENT_MAX_VALUES];
+    const uint32_t n_found = r->n_values;
+    memcpy(found, r->values, n_found * sizeof found[0]);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < n_found; i++) {
+        bertl14_slot_value_t v = found[i];
+        const bool name = strcmp(v.slot, "name") == 0 || strcmp(v.slot, "area") == 0 || strcmp(v.slot, "floor") == 0;
+        if (name || listed(slots, v.slot)) {
+            r->values[n++] = v;
+            continue;
+        }
+        if (v.kind == BERTL14_SLOT_VALUE_TEXT) {
+            continue;
+        }
+        const char *free_slot = NULL;
+        uint32_t n_free = 0;
+        for (const char *const *s = slots; *s != NULL; s++) {
+            if (bertl14_slot_type(bertl14_slot_table, *s) == BERTL14_SLOT_TYPE_NUMBER &&
+                !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
+                free_slot = *s;
+                n_free++;
+            }
+        }
+        if (n_free == 1u) {
+            v.slot = free_slot;
+            r->values[n++] = v;
+        }
+    }
+    r->n_values = n;
+}
 #endif
 static int8_t cls_row[BERTL14_HIDDEN_SIZE]; /* copy of the last [CLS] row, for :dump */
 static bool cls_valid;
@@ -219,6 +281,9 @@ void intent_run(const char *text, intent_result_t *r)
             } else if (st != BERTL14_OK) {
                 r->failed_call = "bertl14_slots_extract";
             }
+        }
+        if (st == BERTL14_OK) {
+            fit_values(r, c.label); /* the slots of the answer's intent */
         }
 #endif
     }

@@ -322,9 +322,12 @@ class Answerer:
         self.device_answer = answer.device_answer
         self.table = None
         if model.tags:    # the value table the firmware is built with (convert writes it from slots.json)
-            from .convert import model_slot_spec
-            from .slot_values import build_value_table
-            self.table = build_value_table(model_slot_spec(model.path))
+            from .convert import model_intent_slots, model_slot_spec
+            from .slot_values import TYPE_NUMBER, build_value_table, slot_type
+            spec = model_slot_spec(model.path)
+            self.table = build_value_table(spec)
+            self.intent_slots = model_intent_slots(model.path)
+            self.number_slots = {s for s in spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
 
     def __call__(self, text: str) -> Answer:
         masked, slots = self.entities.apply(text) if self.entities else (text, [])
@@ -335,15 +338,19 @@ class Answerer:
         p = self.eng.predict(ids)
         values = None
         if self.table is not None:   # the tagger's spans of the text the model read, as bertl14_slots_extract
-            from .tagging import slot_values_of
+            from .tagging import MAX_VALUES, slot_values_of
             values = slot_values_of(masked.encode("utf-8", "surrogatepass"), self.eng.last_tags(), offsets,
                                     self.model.tags, self.table)
+            values = dict(list(values.items())[:MAX_VALUES])   # what an answer line carries
         argmax = self.labels[p.label]
         allowed = self.entities.allowed(slots) if self.entities else None
         if allowed is not None:
             p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
         intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
+        if values is not None and self.intent_slots is not None:   # the slots of the answer's intent
+            from .tagging import fit_to_intent
+            values = fit_to_intent(values, self.intent_slots.get(label, []), self.number_slots)
         return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed, values)
 
 

@@ -38,7 +38,6 @@ SAMPLE_LINES = ["turn on the kitchen light", "what is the temperature in the bed
 
 # registry names in answers and in :entities (docs/serial-protocol.md, "Names")
 SLOT_KEYS = ("name", "area", "floor", "entity_area")
-INTENT_MAX_VALUES = 8    # slot values a firmware answer carries (app/src/intent.h)
 
 
 def encode_value(text: str) -> str:
@@ -268,11 +267,13 @@ class Reference:
         self.set_registry(registry_words, max_names, label_domains)
         self.table, self.value_keys = None, ()
         if self.model.tags:   # the firmware's value table, built from the same slots.json by the converter
-            from .convert import model_slot_spec
-            from .slot_values import build_value_table
+            from .convert import model_intent_slots, model_slot_spec
+            from .slot_values import TYPE_NUMBER, build_value_table, slot_type
             spec = model_slot_spec(self.model.path)
             self.table = build_value_table(spec)
             self.value_keys = tuple(k for k in spec["slots"] if k not in SLOT_KEYS)
+            self.intent_slots = model_intent_slots(self.model.path)
+            self.number_slots = {s for s in spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
 
     def set_registry(self, registry_words: list[int] | None, max_names: int = 4,
                      label_domains: list[int] | None = None) -> None:
@@ -300,16 +301,10 @@ class Reference:
         r = self.ref.encode(self.qm, ids)
         values: dict = {}
         if self.table is not None:    # intent.c: tags of the same encode, spans of the text the model read
-            from .tagging import slot_values_of
+            from .tagging import MAX_VALUES, slot_values_of
             offsets = self.model.tokenizer.encode_offsets(text, self.model.max_seq_len)[1]
-            found_values = slot_values_of(text.encode("utf-8"), [int(t) for t in r.tags], offsets, self.model.tags,
-                                          self.table)
-            for key, value in list(found_values.items())[:INTENT_MAX_VALUES]:
-                if key in ("name", "area", "floor"):
-                    if not (self.matcher is not None and slots.get("names", "0") != "0"):
-                        slots[key] = value_field(value)   # without registry names the tagger's are answered
-                else:
-                    values[key] = value_field(value)
+            values = dict(list(slot_values_of(text.encode("utf-8"), [int(t) for t in r.tags], offsets,
+                                              self.model.tags, self.table).items())[:MAX_VALUES])
         label, score = int(r.label), int(r.score)
         if self.matcher is not None and self.label_domains:   # intent.c's apply_domains
             from . import registry as R
@@ -321,6 +316,17 @@ class Reference:
                 score = self.ref.score_thousandths(q16)
         label = self.labels[label]
         intent, best = device_answer(label, score, self.min_score)
+        if values and self.intent_slots is not None:   # intent.c's fit_values: the slots of the answer's intent
+            from .tagging import fit_to_intent
+            values = fit_to_intent(values, self.intent_slots.get(label, []), self.number_slots)
+        tagged = {}
+        for key, value in values.items():
+            if key in ("name", "area", "floor"):
+                if not (self.matcher is not None and slots.get("names", "0") != "0"):
+                    slots[key] = value_field(value)   # without registry names the tagger's are answered
+            else:
+                tagged[key] = value_field(value)
+        values = tagged
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
                         label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best,
                         values=values, value_keys=self.value_keys)

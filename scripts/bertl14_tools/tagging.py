@@ -11,6 +11,7 @@ span.
 from __future__ import annotations
 
 IGNORE = -100     # the loss skips [CLS], [SEP] and padding
+MAX_VALUES = 8    # slot values an answer carries, the first ones of the sentence (app/src/intent.h INTENT_MAX_VALUES)
 
 
 def tag_names(slots) -> list[str]:
@@ -76,4 +77,34 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
             continue
         for key, value in slot_values(spec, slot, piece).items():
             out.setdefault(key, value)
+    return out
+
+
+NAME_SLOTS = ("name", "area", "floor")     # the registry's (or the tagger's words for them): never refitted
+
+
+def intent_slots(rows: list[dict]) -> dict[str, list[str]]:
+    """intent -> the slots its training sentences tag (the dataset's spans): intent_slots.json of a model."""
+    out: dict[str, set] = {}
+    for r in rows:
+        out.setdefault(r["intent"], set()).update(slot for _, _, slot in r.get("spans", []))
+    return {intent: sorted(slots) for intent, slots in sorted(out.items())}
+
+
+def fit_to_intent(values: dict, slots: list[str] | None, number_slots) -> dict:
+    """The values an answer of an intent carries (the device's rule, app/src/intent.c): a value whose slot the
+    intent takes (`slots`, its intent_slots.json entry) or a name is kept; a number under a slot the intent does
+    not take moves to the one number slot (`number_slots`: the value table's number slots) the intent takes and
+    the sentence left empty ("turn the [NAME] to 40 percent" tagged volume_level, answered HassLightSet:
+    brightness=40); anything else is dropped. `slots` None (no table for the intent): unchanged."""
+    if slots is None:
+        return values
+    out: dict = {}
+    for key, value in values.items():
+        if key in NAME_SLOTS or key in slots:
+            out.setdefault(key, value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            free = [s for s in slots if s in number_slots and s not in values and s not in out]
+            if len(free) == 1:
+                out[free[0]] = value
     return out

@@ -309,7 +309,7 @@ def run(args) -> int:
         from tqdm import tqdm
     except ImportError:
         raise UserError("bertl14 train needs torch, transformers and tokenizers: pip install -e '.[train]'") from None
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+    from transformers import BertConfig, BertTokenizer
     transformers.logging.set_verbosity_error()
 
     data_dir, out = Path(args.data), Path(args.out)
@@ -455,7 +455,7 @@ def run(args) -> int:
     write_tokenizer_files(out, vocab)
     (out / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     from .answer import write_intent_domains; write_intent_domains(out, stats)  # noqa: E702 (intent_domains.json)
-    for stale in ("tags.json", "slots.json"):
+    for stale in ("tags.json", "slots.json", "intent_slots.json"):
         (out / stale).unlink(missing_ok=True)
     if tags:   # the tag set, and how the device turns each tagged span into a value (data.slot_spec)
         from .data import slot_spec
@@ -463,6 +463,9 @@ def run(args) -> int:
         spec = slot_spec(stats.get("lang", "en"), {t[2:] for t in tags[1:]}, stats.get("intent_files") or None,
                          stats.get("builtin_intents", True))
         (out / "slots.json").write_text(json.dumps(spec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        from .tagging import intent_slots     # which slots each intent's answer may carry (tagging.fit_to_intent)
+        (out / "intent_slots.json").write_text(json.dumps(intent_slots(train_rows), ensure_ascii=False, indent=1)
+                                               + "\n", encoding="utf-8")
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
     training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,

@@ -50,3 +50,22 @@ def test_values_of_a_tagged_sentence():
     b = IDX["B-minutes"]
     offs2 = [(0, 0), (0, 1), (2, 9), (10, 14), (15, 16), (0, 0)]
     assert tagging.slot_values_of("5 minutes then 7", [0, b, 0, 0, b, 0], offs2, NAMES, spec) == {"minutes": 5}
+
+
+def test_values_fit_the_answers_intent():
+    numbers = {"brightness", "volume_level", "position", "percentage", "temperature"}
+    light = ["area", "brightness", "color", "name"]
+    # a number under a slot the intent does not take moves to its one empty number slot
+    assert tagging.fit_to_intent({"name": "x", "volume_level": 40}, light, numbers) == {"name": "x", "brightness": 40}
+    # text the intent does not take is dropped; kept slots stay; no table: unchanged
+    assert tagging.fit_to_intent({"item": "milk", "color": "red"}, light, numbers) == {"color": "red"}
+    assert tagging.fit_to_intent({"item": "milk"}, None, numbers) == {"item": "milk"}
+    # two empty number slots: no guess, the value is dropped; a slot the sentence filled is not taken twice
+    assert tagging.fit_to_intent({"volume_level": 40}, ["brightness", "position"], numbers) == {}
+    assert tagging.fit_to_intent({"brightness": 10, "volume_level": 40}, light, numbers) == {"brightness": 10}
+
+
+def test_intent_slots_from_spans():
+    rows = [{"intent": "A", "spans": [[0, 1, "minutes"], [2, 3, "name"]]}, {"intent": "A", "spans": [[0, 1, "hours"]]},
+            {"intent": "none", "slots": {}}]
+    assert tagging.intent_slots(rows) == {"A": ["hours", "minutes", "name"], "none": []}
