@@ -479,7 +479,7 @@ def run(args) -> int:
     return measure(out, data_dir, no_test=args.no_test)
 
 
-THRESHOLDS = [round(0.05 * i, 2) for i in range(20)]     # 0.0 .. 0.95
+THRESHOLDS = [round(0.05 * i, 2) for i in range(20)] + [0.96, 0.97, 0.98, 0.99]    # 0.0 .. 0.95, then finer
 MAX_VAL_FALSE_ACCEPT = 0.05
 SELECTION_RULE = (f"maximise in-domain validation accuracy (a top score under the threshold counts as wrong; the mean "
                   f"over the in-domain parts: template sentences with names, template sentences with names masked "
