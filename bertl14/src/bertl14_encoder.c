@@ -353,19 +353,9 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     }
     xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
     bertl14_linear_s16(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
-    const uint32_t best = first_argmax(y32, C);
-    uint64_t sum = 0;
-    for (uint32_t c = 0; c < C; c++) {                                            /* softmax denominator */
-        sum += bertl14_exp_q23((uint64_t)((int64_t)y32[best] - y32[c]));
-    }
-    uint64_t q16 = bertl14_udiv_round((uint64_t)1 << 39, sum);                    /* p(label) in Q16 */
+    st = bertl14_classify_allowed(y32, C, NULL, result);                          /* argmax, its softmax (Q16) */
     BERTL14_STAGE(OTHER);
-    result->label = best;
-    result->score_q16 = q16 > 65535u ? 65535u : (uint32_t)q16;
-    result->score_milli = (result->score_q16 * 1000u + 32768u) >> 16;
-    result->logits = y32;
-    result->num_labels = C;
-    return BERTL14_OK;
+    return st;
 }
 
 /* Tag logits of output row `token` in the tagger's own region, so a classification's logits stay valid */
