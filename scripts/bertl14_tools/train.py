@@ -713,7 +713,7 @@ def write_model_card(out: Path, s: dict) -> None:
              "half training, a quarter validation, a quarter held-out test).",
              f"- {t.get('train_sentences', '?')} training sentences, {ds.get('validation', '?')} validation, "
              f"{ds.get('conflicts_dropped', '?')} sentences with two labels dropped; {s['labels']} labels.",
-             *([f"- Names masked (issue 9, `--mask-names {ds['mask_names']}`): {ds['masked']['train']} training sentences "
+             *([f"- Names masked (`--mask-names {ds['mask_names']}`): {ds['masked']['train']} training sentences "
                 "have `[NAME]`/`[AREA]`/`[FLOOR]` where the template has `{name}`/`{area}`/`{floor}` (what the device's "
                 f"registry matcher writes); the validation split has both forms of its name-bearing sentences "
                 f"({ds['masked']['validation']} masked)."] if ds.get("masked") else []),
