@@ -320,37 +320,29 @@ class Answerer:
         self.eng = make_engine(engine, model)
         self.min_score_milli = answer.model_min_score_milli(model) if min_score_milli is None else min_score_milli
         self.device_answer = answer.device_answer
-        self.table = None
-        if model.tags:    # the value table the firmware is built with (convert writes it from slots.json)
-            from .convert import model_intent_slots, model_slot_spec
-            from .slot_values import TYPE_NUMBER, build_value_table, slot_type
-            spec = model_slot_spec(model.path)
-            self.table = build_value_table(spec)
-            self.intent_slots = model_intent_slots(model.path)
-            self.number_slots = {s for s in spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
+        self.values = None
+        if model.tags:    # the value table and intents' slots the firmware is built with
+            from .tagging import ValueReader
+            self.values = ValueReader(model.path, model.tags)
 
     def __call__(self, text: str) -> Answer:
         masked, slots = self.entities.apply(text) if self.entities else (text, [])
-        if self.table is not None:
+        if self.values is not None:
             ids, offsets = self.model.tokenizer.encode_offsets(masked, self.model.max_seq_len)[:2]
         else:
             ids = self.model.encode(masked)
         p = self.eng.predict(ids)
         values = None
-        if self.table is not None:   # the tagger's spans of the text the model read, as bertl14_slots_extract
-            from .tagging import MAX_VALUES, slot_values_of
-            values = slot_values_of(masked.encode("utf-8", "surrogatepass"), self.eng.last_tags(), offsets,
-                                    self.model.tags, self.table)
-            values = dict(list(values.items())[:MAX_VALUES])   # what an answer line carries
+        if self.values is not None:   # the tagger's spans of the text the model read, as bertl14_slots_extract
+            values = self.values.read(masked.encode("utf-8", "surrogatepass"), self.eng.last_tags(), offsets)
         argmax = self.labels[p.label]
         allowed = self.entities.allowed(slots) if self.entities else None
         if allowed is not None:
             p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
         intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
-        if values is not None and self.intent_slots is not None:   # the slots of the answer's intent
-            from .tagging import fit_to_intent
-            values = fit_to_intent(values, self.intent_slots.get(label, []), self.number_slots)
+        if values is not None:   # the slots of the answer's intent
+            values = self.values.fit(values, label)
         return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed, values)
 
 

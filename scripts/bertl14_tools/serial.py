@@ -265,15 +265,11 @@ class Reference:
         self.min_score = min_score_milli
         self.matcher, self.max_names = None, max_names
         self.set_registry(registry_words, max_names, label_domains)
-        self.table, self.value_keys = None, ()
-        if self.model.tags:   # the firmware's value table, built from the same slots.json by the converter
-            from .convert import model_intent_slots, model_slot_spec
-            from .slot_values import TYPE_NUMBER, build_value_table, slot_type
-            spec = model_slot_spec(self.model.path)
-            self.table = build_value_table(spec)
-            self.value_keys = tuple(k for k in spec["slots"] if k not in SLOT_KEYS)
-            self.intent_slots = model_intent_slots(self.model.path)
-            self.number_slots = {s for s in spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
+        self.values, self.value_keys = None, ()
+        if self.model.tags:   # the firmware's value table and intents' slots, from the same files the converter read
+            from .tagging import ValueReader
+            self.values = ValueReader(self.model.path, self.model.tags)
+            self.value_keys = tuple(k for k in self.values.spec["slots"] if k not in SLOT_KEYS)
 
     def set_registry(self, registry_words: list[int] | None, max_names: int = 4,
                      label_domains: list[int] | None = None) -> None:
@@ -300,11 +296,9 @@ class Reference:
         ids, truncated = self.model.tokenizer.encode_full(text, self.model.max_seq_len)
         r = self.ref.encode(self.qm, ids)
         values: dict = {}
-        if self.table is not None:    # intent.c: tags of the same encode, spans of the text the model read
-            from .tagging import MAX_VALUES, slot_values_of
+        if self.values is not None:    # intent.c: tags of the same encode, spans of the text the model read
             offsets = self.model.tokenizer.encode_offsets(text, self.model.max_seq_len)[1]
-            values = dict(list(slot_values_of(text.encode("utf-8"), [int(t) for t in r.tags], offsets,
-                                              self.model.tags, self.table).items())[:MAX_VALUES])
+            values = self.values.read(text.encode("utf-8"), [int(t) for t in r.tags], offsets)
         label, score = int(r.label), int(r.score)
         if self.matcher is not None and self.label_domains:   # intent.c's apply_domains
             from . import registry as R
@@ -316,9 +310,8 @@ class Reference:
                 score = self.ref.score_thousandths(q16)
         label = self.labels[label]
         intent, best = device_answer(label, score, self.min_score)
-        if values and self.intent_slots is not None:   # intent.c's fit_values: the slots of the answer's intent
-            from .tagging import fit_to_intent
-            values = fit_to_intent(values, self.intent_slots.get(label, []), self.number_slots)
+        if values:   # intent.c's fit_values: the slots of the answer's intent
+            values = self.values.fit(values, label)
         tagged = {}
         for key, value in values.items():
             if key in ("name", "area", "floor"):

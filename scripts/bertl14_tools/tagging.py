@@ -108,3 +108,28 @@ def fit_to_intent(values: dict, slots: list[str] | None, number_slots) -> dict:
             if len(free) == 1:
                 out[free[0]] = value
     return out
+
+
+class ValueReader:
+    """A model's slot values as the firmware reads them (app/src/intent.c): its value table (convert's slots.json),
+    its intents' slots (intent_slots.json) and its tag names, loaded once from the model folder. `read` gives the
+    first MAX_VALUES values of a tagged text (bertl14_slots_extract), `fit` those an answer's intent carries
+    (fit_values). The host's predict/eval (infer.Answerer) and validate's reference (serial.Reference) share it."""
+
+    def __init__(self, model_path, tag_names: list[str]):
+        from .convert import model_intent_slots, model_slot_spec
+        from .slot_values import TYPE_NUMBER, build_value_table, slot_type
+        self.spec = model_slot_spec(model_path)
+        self.table = build_value_table(self.spec)
+        self.intent_slots = model_intent_slots(model_path)
+        self.number_slots = {s for s in self.spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
+        self.tag_names = tag_names
+
+    def read(self, text: bytes, tags, offsets) -> dict:
+        values = slot_values_of(text, tags, offsets, self.tag_names, self.table)
+        return dict(list(values.items())[:MAX_VALUES])
+
+    def fit(self, values: dict, label: str) -> dict:
+        if self.intent_slots is None:
+            return values
+        return fit_to_intent(values, self.intent_slots.get(label, []), self.number_slots)
