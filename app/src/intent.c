@@ -223,7 +223,6 @@ void intent_run(const char *text, intent_result_t *r)
     memset(r, 0, sizeof *r);
     r->failed_call = "";
     intent_lock();
-    cls_valid = false;
     const uint32_t t0 = platform_cycles();
     uint32_t n = 0;
     bertl14_tensor_t cls;
@@ -288,6 +287,7 @@ void intent_run(const char *text, intent_result_t *r)
 #endif
     }
     const uint32_t t1 = platform_cycles();
+    cls_valid = st == BERTL14_OK; /* with cls_row, under the lock: another caller's dump sees the pair whole */
     intent_unlock();
     r->status = st;
     r->tokens = n;
@@ -295,17 +295,17 @@ void intent_run(const char *text, intent_result_t *r)
     if (st == BERTL14_OK) {
         r->label = c.label;
         r->score_milli = c.score_milli;
-        cls_valid = true;
     }
 }
 
 void intent_dump_cls(void)
 {
-    if (!cls_valid) {
-        return;
-    }
     const bertl14_tensor_t t = {.data_ptr = cls_row, .dims = {1, 1, BERTL14_HIDDEN_SIZE, 1}, .dtype = BERTL14_INT8};
-    bertl14_dump_tensor(&t, "CLS_EMB");
+    intent_lock(); /* cls_row and cls_valid change only under the lock (intent_run) */
+    if (cls_valid) {
+        bertl14_dump_tensor(&t, "CLS_EMB");
+    }
+    intent_unlock();
 }
 
 const char *intent_label_name(uint32_t idx)
