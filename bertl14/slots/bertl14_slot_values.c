@@ -23,6 +23,7 @@ enum { S_NAME, S_INFO, S_MIN, S_MAX, S_AUX, S_COUNT, S_WORDS };
 #define INFO_TYPE 0xFu
 #define INFO_HALVES 0x10u
 #define INFO_NUMBER 0x20u       /* a list slot that also takes a number */
+#define INFO_NEGATE 0x40u       /* a number slot answered as slot S_AUX, negated ("down by 20": -20) */
 #define INFO_UNIT_SHIFT 8u      /* durations: 0 hours, 1 minutes, 2 seconds */
 #define INFO_NAME_LEN_SHIFT 16u
 #define NO_SLOT 0x3FFu          /* duration sibling index: 10 bits each in S_AUX */
@@ -789,9 +790,9 @@ static void put_number(bertl14_slot_value_t *o, const char *slot, int32_t tenths
     o->text_len = 0u;
 }
 
-/* exactly one number within [min, max]; halves only if allowed */
-static uint32_t number_value(const uint8_t *s, uint32_t n, const uint32_t *rec, const char *name,
-                             bertl14_slot_value_t *o)
+/* exactly one number within [min, max]; halves only if allowed; a negated slot answers as its report slot */
+static uint32_t number_value(const table_t *tb, const uint8_t *s, uint32_t n, const uint32_t *rec,
+                             const char *name, bertl14_slot_value_t *o)
 {
     item_t it[MAX_ITEMS];
     int32_t v;
@@ -803,8 +804,32 @@ static uint32_t number_value(const uint8_t *s, uint32_t n, const uint32_t *rec, 
         v < (int32_t)rec[S_MIN] * 10 || v > (int32_t)rec[S_MAX] * 10) {
         return 0u;
     }
+    if (rec[S_INFO] & INFO_NEGATE) {
+        if (rec[S_AUX] >= tb->n_slots || (name = slot_name_of(tb, rec[S_AUX])) == NULL) {
+            return 0u;
+        }
+        v = -v;
+    }
     put_number(o, name, v);
     return 1u;
+}
+
+/* a list value out that is a whole number ("100", "-1"): 1 and its tenths; 0 for any other text */
+static int entry_number(const char *out, uint32_t len, int32_t *tenths)
+{
+    uint32_t i = out[0] == '-' ? 1u : 0u;
+    int32_t v = 0;
+    if (len == i || len - i > 7u) {
+        return 0;
+    }
+    for (; i < len; i++) {
+        if (out[i] < '0' || out[i] > '9') {
+            return 0;
+        }
+        v = v * 10 + (out[i] - '0');
+    }
+    *tenths = out[0] == '-' ? -v * 10 : v * 10;
+    return 1;
 }
 
 /* hours / minutes / seconds; out has room for 3 */
@@ -941,6 +966,11 @@ static uint32_t list_value(const table_t *tb, const uint8_t *s, uint32_t n, cons
             m++;
         }
         if (m == len) {
+            int32_t tenths;
+            if ((rec[S_INFO] & INFO_NUMBER) && entry_number(val, out_len, &tenths)) {
+                put_number(o, name, tenths);
+                return 1u;
+            }
             o->slot = name;
             o->kind = BERTL14_SLOT_VALUE_TEXT;
             o->value_tenths = 0;
@@ -949,7 +979,7 @@ static uint32_t list_value(const table_t *tb, const uint8_t *s, uint32_t n, cons
             return 1u;
         }
     }
-    return (rec[S_INFO] & INFO_NUMBER) ? number_value(s, n, rec, name, o) : 0u;
+    return (rec[S_INFO] & INFO_NUMBER) ? number_value(tb, s, n, rec, name, o) : 0u;
 }
 
 /* trimmed, then cut to BERTL14_SLOT_TEXT_MAX bytes at a character boundary and trimmed again */
@@ -1009,7 +1039,7 @@ bertl14_status_t bertl14_slot_values(const uint32_t *table, const char *slot_nam
     rec = slot_rec(&tb, index);
     name = slot_name_of(&tb, index);
     switch (rec[S_INFO] & INFO_TYPE) {
-    case BERTL14_SLOT_TYPE_NUMBER: n = number_value(s, span_len, rec, name, vals); break;
+    case BERTL14_SLOT_TYPE_NUMBER: n = number_value(&tb, s, span_len, rec, name, vals); break;
     case BERTL14_SLOT_TYPE_DURATION: n = duration_values(&tb, s, span_len, rec, name, vals); break;
     case BERTL14_SLOT_TYPE_LIST: n = list_value(&tb, s, span_len, rec, name, vals); break;
     case BERTL14_SLOT_TYPE_WILDCARD: n = wildcard_value(s, span_len, name, vals); break;
@@ -1093,6 +1123,10 @@ bertl14_status_t bertl14_slot_table_validate(const uint32_t *table)
                 }
             }
             entries_end += 2u * r[S_COUNT];
+        } else if (type == BERTL14_SLOT_TYPE_NUMBER && (r[S_INFO] & INFO_NEGATE)) {
+            if (r[S_AUX] >= tb.n_slots || r[S_AUX] == k) {
+                return BERTL14_ERR_INVALID_CONFIG;
+            }
         } else if (type == BERTL14_SLOT_TYPE_DURATION) {
             uint32_t unit = (r[S_INFO] >> INFO_UNIT_SHIFT) & 3u, u;
             if (unit > UNIT_SECONDS || ((r[S_AUX] >> (10u * unit)) & NO_SLOT) != k) {

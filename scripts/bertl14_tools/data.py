@@ -18,6 +18,7 @@ import hashlib
 import json
 import random
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,8 +266,11 @@ def load_ood(lang: str) -> list[str]:
     return read_lines(DATA_DIR / f"ood-{lang}.txt") + (read_lines(extra) if extra.exists() else [])
 
 
-def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True):
-    """hassil `Intents` for Home Assistant's `lang` templates plus the user's YAML files."""
+def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True,
+                 wildcards: dict | None = None):
+    """hassil `Intents` for Home Assistant's `lang` templates plus the user's YAML files. `wildcards`, when given,
+    receives the phrases of the files' `wildcards:` sections (list name -> phrases: what fills a `wildcard: true`
+    list of the file when sentences are generated)."""
     import yaml
     from hassil.intents import Intents
     from hassil.util import merge_dict
@@ -288,6 +292,8 @@ def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool 
             raise UserError(f"{name} is not valid YAML ({str(exc).splitlines()[0]}): fix the file") from exc
         if not isinstance(user, dict) or not isinstance(user.get("intents"), dict):
             raise UserError(f"{name} has no 'intents:' mapping: write hassil intents YAML (see models/README.md)")
+        check_intents_file(name, user, lang, wildcards)
+        user = {k: v for k, v in user.items() if k != "wildcards"}     # ours, not hassil's
         merge_dict(merged, user)
     merged.setdefault("language", lang)
     merged.setdefault("intents", {})
@@ -295,6 +301,26 @@ def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool 
         return Intents.from_dict(merged)
     except Exception as exc:  # hassil parse errors carry the template
         raise UserError(f"cannot parse the intent templates: {exc}") from exc
+
+
+def same_language(a: str, b: str) -> bool:
+    """`zh-CN`, `zh_cn` and `zh-cn` name one language."""
+    return str(a).replace("_", "-").lower() == str(b).replace("_", "-").lower()
+
+
+def check_intents_file(name: str, user: dict, lang: str, wildcards: dict | None) -> None:
+    """An intents file's own checks: its `language:` is the one asked for, its `wildcards:` section (our extension:
+    list name -> example phrases) is a mapping of lists of phrases; the phrases go to `wildcards`."""
+    if user.get("language") is not None and not same_language(user["language"], lang):
+        raise UserError(f"{name} is for language {user['language']!r}, not {lang!r}: make the data with "
+                        f"--lang {user['language']} or write the file's sentences in {lang}")
+    section = user.get("wildcards") or {}
+    if not isinstance(section, dict) or not all(isinstance(v, list) and v for v in section.values()):
+        raise UserError(f"{name}: 'wildcards:' must map each wildcard list to its phrases "
+                        "(e.g. wildcards: {dish: [pizza, roast chicken]})")
+    if wildcards is not None:
+        for list_name, phrases in section.items():
+            wildcards.setdefault(str(list_name), []).extend(str(p) for p in phrases)
 
 
 @dataclass
@@ -372,7 +398,7 @@ class Expander:
                 raise UserError(f"template uses undefined rule <{expr.rule_name}>: define it in expansion_rules")
             return self.walk(rule.expression, ctx)
         if isinstance(expr, ListReference):
-            ctx["span_slots"].append(expr.slot_name)
+            ctx["span_slots"].append(tag_slot(expr, ctx["lists"]))
             return _SPAN_START + self.list_text(expr, ctx) + _SPAN_END
         raise UserError(f"unsupported template expression {type(expr).__name__}")
 
@@ -388,8 +414,8 @@ class Expander:
         if isinstance(slot_list, WildcardSlotList) or (slot_list is None and name in self.values["wildcards"]):
             phrases = self.values["wildcards"].get(name)
             if not phrases:
-                raise UserError(f"no phrases for wildcard {{{name}}}: add them under wildcards: in "
-                                f"{DATA_DIR / f'slots-{self.lang}.yaml'}")
+                raise UserError(f"no phrases for wildcard {{{name}}}: add examples of what it stands for to your "
+                                f"intents file (wildcards: {{{name}: [phrase, another phrase]}})")
             text = self.rng.choice(phrases)
             if self.wildcard_words > 0 and self.rng.random() < self.wildcard_words:   # no draw when off
                 text = " ".join(self.rng.choice(self.general_words) for _ in range(self.rng.randint(1, 3)))
@@ -402,7 +428,7 @@ class Expander:
         if isinstance(slot_list, RangeSlotList):
             numbers = list(slot_list.get_numbers())
             number = self.rng.choice(numbers)
-            ctx["slots"][slot] = number
+            ctx["slots"][slot] = scaled(number, slot_list.multiplier)
             return self.number_text(number)
         raise UserError(f"template uses undefined list {{{name}}}: define it under lists:")
 
@@ -430,6 +456,26 @@ class Expander:
             slots.setdefault(key, value)
         return Sample(text=text, intent=intent_name, slots=slots, masked_text=masked, spans=spans,
                       masked_spans=masked_spans)
+
+
+def scaled(number, multiplier):
+    """A range list's value: the number said times the list's multiplier (Home Assistant's volume_step_down: -1)."""
+    if multiplier is None or multiplier == 1:
+        return number
+    value = number * multiplier
+    return int(value) if float(value).is_integer() else value
+
+
+def tag_slot(expr, lists: dict) -> str:
+    """The slot the tagger learns for a `{list:slot}` span: the slot, or the list's own name for a range list with a
+    negative multiplier ("turn the volume down by {volume_step_down:volume_step}"): the direction is in the words
+    around the number, so only a tag of its own can carry it; the value table answers it as the slot, negated
+    (slot_spec's "negate")."""
+    from hassil.intents import RangeSlotList
+    found = lists.get(expr.list_name)
+    if isinstance(found, RangeSlotList) and found.multiplier is not None and found.multiplier < 0:
+        return expr.list_name
+    return expr.slot_name
 
 
 def block_domains(data) -> set[str]:
@@ -564,13 +610,16 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     if not 0 <= val_fraction < 1:
         raise UserError("--val-fraction must be in [0, 1)")
     rng = random.Random(seed)
-    intents = load_intents(lang, intent_files, builtin)
+    user_wildcards: dict[str, list[str]] = {}
+    intents = load_intents(lang, intent_files, builtin, wildcards=user_wildcards)
     names = sorted(intents.intents)
     if only_intents:
         names = [n for n in names if n in set(only_intents)]
     if not names:
         raise UserError("no intents to expand: check --intents files")
-    expander = Expander(intents, lang, load_slot_values(lang), rng, compose_names, wildcard_words)
+    values = load_slot_values(lang)
+    values["wildcards"] = {**values["wildcards"], **user_wildcards}    # the intents files' phrases first
+    expander = Expander(intents, lang, values, rng, compose_names, wildcard_words)
 
     # 1. up to per_intent distinct sentences an intent, templates drawn uniformly
     by_intent: dict[str, dict[str, Sample]] = {}
@@ -606,8 +655,10 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     other_forms = []      # (sample, other form) of name-bearing validation sentences
     for name in names:
         rows = [s for key, s in by_intent[name].items() if key not in conflict_set]
+        if not rows:
+            raise UserError(empty_intent_message(name, by_intent[name], owners))
         per_intent_counts[name] = len(rows)
-        n_val = int(len(rows) * val_fraction)
+        n_val = validation_count(len(rows), val_fraction)
         for i, s in enumerate(rows):
             slots = {k: v for k, v in s.slots.items() if k != "masked"}
             row = {"text": s.text, "intent": s.intent, "slots": slots, "spans": s.spans}
@@ -649,7 +700,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     train += generated
     stats = {
         "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction,
-        "intent_files": list(intent_files or []), "builtin_intents": builtin,
+        "intent_files": list(intent_files or []), "builtin_intents": builtin, "ood": ood,
         "intents": len(names), "train": len(train), "validation": len(validation), "ood_eval": len(ood_eval),
         "ood_split": {"train": per_intent_counts.get(NONE_LABEL, 0),
                       "validation": sum(r["intent"] == NONE_LABEL for r in validation), "test": len(ood_eval)},
@@ -672,6 +723,34 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     if natural:
         stats["natural"] = {k: len(v) for k, v in natural.items()}
     return Dataset(train, validation, ood_eval, stats, load_handwritten(lang) if builtin else [], natural)
+
+
+# Every intent's validation part has at least this many sentences (fewer when the intent has under 3 x as many),
+# so that each intent is measured on its own (`bertl14 train` checks each one against a floor).
+MIN_VALIDATION = 3
+# `bertl14 train` refuses an intent with fewer distinct sentences than MIN_SENTENCES (a few sentences cannot teach
+# it, nor measure it) and warns below FEW_SENTENCES.
+MIN_SENTENCES = 10
+FEW_SENTENCES = 30
+
+
+def validation_count(n: int, val_fraction: float) -> int:
+    """How many of an intent's `n` sentences go to the validation split: `val_fraction` of them, at least
+    MIN_VALIDATION (at most a third of them, at least one when there are two); none when `val_fraction` is 0."""
+    if val_fraction <= 0 or n < 2:
+        return 0
+    return max(int(n * val_fraction), min(MIN_VALIDATION, max(1, n // 3)))
+
+
+def empty_intent_message(name: str, found: dict, owners: dict[str, set[str]]) -> str:
+    """Why an intent has no sentence left, and what to do."""
+    if not found:
+        return f"intent {name} yields no sentence: give it sentences (data: - sentences: [...])"
+    others = sorted({o for key in found for o in owners.get(key, ()) if o != name})
+    said = ", ".join("the out-of-domain sentences" if o == NONE_LABEL else o for o in others)
+    example = next(iter(found.values())).text
+    return (f"every sentence of intent {name} is also a sentence of {said} (e.g. {example!r}), so none is left: "
+            "make its templates tell it apart")
 
 
 def unseen_name_rows(rows: list[dict], lang: str) -> list[dict]:
@@ -732,24 +811,29 @@ def list_phrases(expr) -> list[str]:
 
 
 def slot_spec(lang: str, slots, intent_files: list[str] | None = None, builtin: bool = True) -> dict:
-    """The value table spec (slot_values.build_value_table) of the slots a model tags: Home Assistant's slots as
-    slot_values.default_spec has them, and every other slot from the lists the templates fill it from (a range
-    list: a number in its range; a text list: its phrases and values; a wildcard or a registry list: the text).
+    """The value table spec (slot_values.build_value_table) of the slots a model tags, from the lists the templates
+    fill each slot from, on top of Home Assistant's slots as slot_values.default_spec has them (builtin):
+    - a range list: a number in its range (a built-in number slot's range widens to cover it: a light's colour
+      temperature in kelvin as well as a thermostat's degrees);
+    - a text list: its phrases and values ("max" -> 100 for brightness; a number slot then takes both);
+    - a range list with a negative multiplier, tagged under its own name (tag_slot): a number answered as its
+      slot, negated ("negate", "report");
+    - a wildcard or a registry list: the text.
     Written to the model folder as slots.json; the converter compiles it for the device."""
     from hassil.expression import ListReference, RuleReference
     from hassil.intents import RangeSlotList, TextSlotList
     from .slot_values import default_spec
     spec = default_spec(lang) if builtin else {"lang": lang, "slots": {}}
-    wanted = [s for s in sorted(set(slots)) if s not in spec["slots"]]
-    if not wanted:
-        spec["slots"] = {k: v for k, v in spec["slots"].items() if k in set(slots)}
-        return spec
+    wanted = sorted(set(slots))
     intents = load_intents(lang, intent_files, builtin)
-    sources: dict[str, list] = {}        # slot name -> the lists that fill it
+    sources: dict[str, list] = {}        # tagged slot name -> the lists that fill it
+    reported: dict[str, str] = {}        # tagged slot name -> the slot it answers
 
     def visit(expr, lists: dict, rules: dict, seen: tuple = ()) -> None:
         if isinstance(expr, ListReference):
-            sources.setdefault(expr.slot_name, []).append(lists.get(expr.list_name, expr.list_name))
+            tag = tag_slot(expr, lists)
+            sources.setdefault(tag, []).append(lists.get(expr.list_name, expr.list_name))
+            reported[tag] = expr.slot_name
         elif isinstance(expr, RuleReference):
             rule = rules.get(expr.rule_name)
             if rule is not None and expr.rule_name not in seen:
@@ -763,28 +847,51 @@ def slot_spec(lang: str, slots, intent_files: list[str] | None = None, builtin: 
             rules = {**intents.expansion_rules, **data.expansion_rules}
             for sentence in data.sentences:
                 visit(sentence.expression, lists, rules)
+
+    def phrases_of(texts) -> dict:
+        values = {}
+        for x in texts:
+            for v in x.values:
+                for phrase in list_phrases(v.text_in):
+                    phrase = clean_text(phrase)
+                    if phrase and isinstance(v.value_out, (str, int)) and not isinstance(v.value_out, bool):
+                        values.setdefault(phrase, str(v.value_out))
+        return values
+
+    def number_range(ranges) -> dict:
+        return {"min": min(r.start for r in ranges), "max": max(r.stop for r in ranges),
+                "halves": any("halves" in str(r.fraction_type or "") for r in ranges)}
+
     for name in wanted:
         found = sources.get(name, [])
         ranges = [x for x in found if isinstance(x, RangeSlotList)]
-        texts = [x for x in found if isinstance(x, TextSlotList)]
-        if ranges:
-            lo, hi = min(r.start for r in ranges), max(r.stop for r in ranges)
-            spec["slots"][name] = {"type": "number", "min": lo, "max": hi,
-                                   "halves": any(getattr(r, "multiplier", 1.0) != 1.0 or
-                                                 str(getattr(r, "fractions", "") or "").endswith("halves")
-                                                 for r in ranges)}
-        elif texts:
-            values = {}
-            for x in texts:
-                for v in x.values:
-                    for phrase in list_phrases(v.text_in):
-                        phrase = clean_text(phrase)
-                        if phrase and isinstance(v.value_out, (str, int)) and not isinstance(v.value_out, bool):
-                            values.setdefault(phrase, str(v.value_out))
-            spec["slots"][name] = {"type": "list", "values": values} if values else {"type": "wildcard"}
+        words = phrases_of([x for x in found if isinstance(x, TextSlotList)])
+        known = spec["slots"].get(name)
+        if known is not None and known["type"] in ("number", "list"):
+            number = known if known["type"] == "number" else known.get("number")
+            if number is not None and ranges:      # widen, never narrow, Home Assistant's range
+                r = number_range(ranges)
+                number = {"min": min(number["min"], r["min"]), "max": max(number["max"], r["max"]),
+                          "halves": number["halves"] or r["halves"]}
+            if known["type"] == "list" or words:
+                merged = {**words, **known.get("values", {})}
+                spec["slots"][name] = {"type": "list", "values": merged, **({"number": {
+                    k: number[k] for k in ("min", "max", "halves")}} if number else {})}
+            else:
+                spec["slots"][name] = {"type": "number", **{k: number[k] for k in ("min", "max", "halves")}}
+        elif known is not None:
+            continue
+        elif ranges and reported.get(name, name) != name:
+            spec["slots"][name] = {"type": "number", **number_range(ranges), "negate": True,
+                                   "report": reported[name]}
+        elif ranges:
+            spec["slots"][name] = {"type": "number", **number_range(ranges)}
+        elif words:
+            spec["slots"][name] = {"type": "list", "values": words}
         else:
             spec["slots"][name] = {"type": "wildcard"}
-    spec["slots"] = {k: v for k, v in spec["slots"].items() if k in set(slots)}
+    keep = set(slots) | {v["report"] for k, v in spec["slots"].items() if k in set(slots) and "report" in v}
+    spec["slots"] = {k: v for k, v in spec["slots"].items() if k in keep}
     return spec
 
 
@@ -856,7 +963,26 @@ def run(args) -> int:
     if short:
         print("intents with fewer distinct sentences than --per-intent: "
               + ", ".join(f"{k} {v}" for k, v in sorted(short.items())))
+    for line in few_sentences_lines(s["sentences_per_label"]):
+        print(line, file=sys.stderr)
     return 0
+
+
+def few_sentences_lines(counts: dict[str, int]) -> list[str]:
+    """The warnings about intents with few distinct sentences (`bertl14 train` refuses the ones under
+    MIN_SENTENCES), none when every intent has FEW_SENTENCES or more."""
+    counts = {k: v for k, v in counts.items() if k != NONE_LABEL}
+    few = {k: v for k, v in counts.items() if MIN_SENTENCES <= v < FEW_SENTENCES}
+    too_few = {k: v for k, v in counts.items() if v < MIN_SENTENCES}
+    fix = "add alternatives to their templates ((a|b) choices, [optional] words, more sentences)"
+    lines = []
+    if too_few:
+        lines.append(f"warning: `bertl14 train` refuses intents with fewer than {MIN_SENTENCES} distinct sentences: "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(too_few.items())) + f"; {fix}")
+    if few:
+        lines.append(f"warning: intents with fewer than {FEW_SENTENCES} distinct sentences (few to learn from, "
+                     "fewer to measure): " + ", ".join(f"{k} {v}" for k, v in sorted(few.items())) + f"; {fix}")
+    return lines
 
 
 def register(subparsers) -> None:

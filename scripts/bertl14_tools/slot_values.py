@@ -27,7 +27,7 @@ VERSION = 1
 (HDR_MAGIC, HDR_VERSION, HDR_WORDS, HDR_TOTAL_WORDS, HDR_FLAGS, HDR_N_SLOTS, HDR_SLOTS, HDR_POOL, HDR_POOL_BYTES,
  HDR_CHECKSUM, HEADER_WORDS) = range(11)
 S_NAME, S_INFO, S_MIN, S_MAX, S_AUX, S_COUNT, SLOT_WORDS = range(7)
-INFO_TYPE, INFO_HALVES, INFO_NUMBER, INFO_UNIT_SHIFT, INFO_NAME_LEN_SHIFT = 0xF, 0x10, 0x20, 8, 16
+INFO_TYPE, INFO_HALVES, INFO_NUMBER, INFO_NEGATE, INFO_UNIT_SHIFT, INFO_NAME_LEN_SHIFT = 0xF, 0x10, 0x20, 0x40, 8, 16
 NO_SLOT, MAX_SLOTS, POOL_OFF_MASK = 0x3FF, 1023, 0xFFFFFF
 VALUE_CAP = 1_000_000
 LANGS = {"en": 0, "zh-CN": 1}
@@ -542,7 +542,11 @@ def _i32(x: int) -> int:
     return x - (1 << 32) if x & 0x80000000 else x
 
 
-def _number_value(s: str, rec, name: str) -> list[SlotValue]:
+def _number(name: str, tenths: int) -> SlotValue:
+    return SlotValue(name, KIND_INT if tenths % 10 == 0 else KIND_HALF, tenths)
+
+
+def _number_value(tb: _Table, s: str, rec, name: str) -> list[SlotValue]:
     items = _parse_items(s, False)
     if items is None or len(items) != 1:
         return []
@@ -550,7 +554,20 @@ def _number_value(s: str, rec, name: str) -> list[SlotValue]:
     if not (v % 10 == 0 or (v % 10 == 5 and rec[S_INFO] & INFO_HALVES)) \
             or v < _i32(rec[S_MIN]) * 10 or v > _i32(rec[S_MAX]) * 10:
         return []
-    return [SlotValue(name, KIND_INT if v % 10 == 0 else KIND_HALF, v)]
+    if rec[S_INFO] & INFO_NEGATE:   # "down by 20": answered as the slot it reports, negated
+        if rec[S_AUX] >= tb.n_slots or tb.name(rec[S_AUX]) is None:
+            return []
+        return [_number(tb.cname(rec[S_AUX]), -v)]
+    return [_number(name, v)]
+
+
+def _entry_number(out: bytes) -> int | None:
+    """A list value out that is a whole number ("100", "-1"), in tenths; None for any other text."""
+    digits = out[1:] if out[:1] == b"-" else out
+    if not digits or len(digits) > 7 or not all(0x30 <= c <= 0x39 for c in digits):
+        return None
+    v = int(digits) * 10
+    return -v if out[:1] == b"-" else v
 
 
 def _duration_values(tb: _Table, s: str, rec, name: str) -> list[SlotValue]:
@@ -602,8 +619,9 @@ def _list_value(tb: _Table, s: str, rec, name: str) -> list[SlotValue]:
             text_in = tb.pool_str(w0 & POOL_OFF_MASK, w0 >> 24)
             out = tb.pool_str(w1 & POOL_OFF_MASK, w1 >> 24)
             if text_in is not None and out is not None and text_in == key:
-                return [SlotValue(name, KIND_TEXT, 0, out)]
-    return _number_value(s, rec, name) if rec[S_INFO] & INFO_NUMBER else []
+                number = _entry_number(out) if rec[S_INFO] & INFO_NUMBER else None
+                return [SlotValue(name, KIND_TEXT, 0, out) if number is None else _number(name, number)]
+    return _number_value(tb, s, rec, name) if rec[S_INFO] & INFO_NUMBER else []
 
 
 def _wildcard_value(raw: bytes, s: str, name: str) -> list[SlotValue]:
@@ -637,7 +655,7 @@ def slot_values_raw(words, slot_name: str, span, max_out: int = VALUES_MAX) -> t
     rec, name = tb.rec(k), tb.cname(k)
     t = rec[S_INFO] & INFO_TYPE
     if t == TYPE_NUMBER:
-        vals = _number_value(s, rec, name)
+        vals = _number_value(tb, s, rec, name)
     elif t == TYPE_DURATION:
         vals = _duration_values(tb, s, rec, name)
     elif t == TYPE_LIST:
@@ -694,6 +712,9 @@ def validate_table(words) -> int:
                         or tb.pool_str(w1 & POOL_OFF_MASK, w1 >> 24) is None:
                     return ERR_INVALID_CONFIG
             entries_end += 2 * r[S_COUNT]
+        elif typ == TYPE_NUMBER and r[S_INFO] & INFO_NEGATE:
+            if r[S_AUX] >= tb.n_slots or r[S_AUX] == k:
+                return ERR_INVALID_CONFIG
         elif typ == TYPE_DURATION:
             unit = (r[S_INFO] >> INFO_UNIT_SHIFT) & 3
             if unit > UNIT_SECONDS or (r[S_AUX] >> (10 * unit)) & NO_SLOT != k:
@@ -828,10 +849,19 @@ def build_value_table(spec: dict) -> list[int]:
         raw_name = name.encode("utf-8")
         rec = [intern(raw_name), typ | (len(raw_name) << INFO_NAME_LEN_SHIFT), 0, 0, 0, 0]
         if typ == TYPE_NUMBER:
-            _check_keys(d, {"type", "min", "max", "halves"}, where)
+            _check_keys(d, {"type", "min", "max", "halves", "negate", "report"}, where)
             lo, hi, halves = _range(d, where, 0, 100, True)
             rec[S_MIN], rec[S_MAX] = lo, hi
             rec[S_INFO] |= INFO_HALVES if halves else 0
+            if d.get("negate", False) is not False:
+                report = d.get("report")
+                if d["negate"] is not True or report not in slots or report == name:
+                    raise UserError(f"{where}: negate: true needs report: the name of another slot of the table "
+                                    f"(the slot its value is answered as)")
+                rec[S_INFO] |= INFO_NEGATE
+                rec[S_AUX] = names.index(report)
+            elif "report" in d:
+                raise UserError(f"{where}: report is for negate: true slots only")
         elif typ == TYPE_DURATION:
             _check_keys(d, {"type", "min", "max"}, where)
             lo, hi, _ = _range(d, where, 1, 100, False)

@@ -83,11 +83,13 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
 NAME_SLOTS = ("name", "area", "floor")     # the registry's (or the tagger's words for them): never refitted
 
 
-def intent_slots(rows: list[dict]) -> dict[str, list[str]]:
-    """intent -> the slots its training sentences tag (the dataset's spans): intent_slots.json of a model."""
+def intent_slots(rows: list[dict], spec: dict | None = None) -> dict[str, list[str]]:
+    """intent -> the slots its training sentences tag (the dataset's spans), each as the slot its value is
+    answered as (a value table slot's "report": volume_step_down answers volume_step): intent_slots.json."""
+    answered = {k: v.get("report", k) for k, v in ((spec or {}).get("slots") or {}).items()}
     out: dict[str, set] = {}
     for r in rows:
-        out.setdefault(r["intent"], set()).update(slot for _, _, slot in r.get("spans", []))
+        out.setdefault(r["intent"], set()).update(answered.get(slot, slot) for _, _, slot in r.get("spans", []))
     return {intent: sorted(slots) for intent, slots in sorted(out.items())}
 
 

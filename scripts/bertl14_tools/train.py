@@ -464,7 +464,7 @@ def run(args) -> int:
                          stats.get("builtin_intents", True))
         (out / "slots.json").write_text(json.dumps(spec, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         from .tagging import intent_slots     # which slots each intent's answer may carry (tagging.fit_to_intent)
-        (out / "intent_slots.json").write_text(json.dumps(intent_slots(train_rows), ensure_ascii=False, indent=1)
+        (out / "intent_slots.json").write_text(json.dumps(intent_slots(train_rows, spec), ensure_ascii=False, indent=1)
                                                + "\n", encoding="utf-8")
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
