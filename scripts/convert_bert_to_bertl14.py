@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"convert_bert_to_bertl14.py: error: {exc}", file=sys.stderr)
         return 2
-    print(convert.summary_line(Path(args.out), manifest))
+    convert.print_result(args, manifest)
     return 0
 
 

@@ -76,7 +76,8 @@ def median_test_sentence(model) -> str | None:
     f = root / "en.jsonl"
     if not f.is_file():
         return None
-    texts = [json.loads(line)["text"] for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    from .textio import read_jsonl
+    texts = [r["text"] for r in read_jsonl(f, "public test file", need=("text",))]
     ranked = sorted(texts, key=lambda t: (len(model.encode(t)), t))
     return ranked[len(ranked) // 2] if ranked else None
 
@@ -382,12 +383,7 @@ def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
     qemu_target.require_tools()
-    try:
-        seq_lens = sorted({int(x) for x in args.seq_lens.split(",") if x.strip()})
-    except ValueError:
-        raise UserError(f"--seq-lens {args.seq_lens!r}: use comma-separated token counts, e.g. 16,32,64,128") from None
-    if not seq_lens or seq_lens[0] < 2 or seq_lens[-1] > 512:
-        raise UserError("--seq-lens: every length must be in 2..512 ([CLS] and [SEP] included)")
+    seq_lens = list(args.seq_lens)   # sorted, each in 2..512 ([CLS] and [SEP] included): ui.IntList
     model = open_model(args.model, progress=not args.quiet)
     dims = model.manifest["dims"]
     limit = int(dims.get("source_max_position") or dims["max_position"]) if model.source_dir else int(dims["max_position"])
@@ -435,7 +431,8 @@ def run(args) -> int:
             print("bench: host baselines (one thread)", file=sys.stderr)
         results += run_host_baselines(model, converted, seq_lens, not args.quiet)
     fb = model.manifest.get("flash_bytes", {})
-    command = (f"bertl14 bench --board {args.board} --model {args.model} --seq-lens {args.seq_lens} "
+    command = (f"bertl14 bench --board {args.board} --model {args.model} "
+               f"--seq-lens {','.join(map(str, args.seq_lens))} "
                f"--kernels {args.kernels}" + ("" if args.baseline else " --no-baseline") +
                ("" if args.host else " --no-host") + ("" if args.twin else " --no-twin") +
                (f" --report {args.report}" if args.report else ""))
@@ -451,7 +448,8 @@ def run(args) -> int:
             str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": FLOAT_RAM_LIMIT}
     report["ratios"] = ratios(results)
     if args.json:
-        print(json.dumps(report, indent=1))
+        from .ui import emit_json
+        emit_json(report)
     else:
         _print_table(report)
     if args.report:
@@ -692,14 +690,19 @@ def write_report(rep: dict, out: Path) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("bench", help="instructions, memory and flash on the emulated Cortex-M7",
                               description=__doc__.split("\n\n")[0])
+    from . import ui
     from .qemu_target import qemu_boards
-    p.add_argument("--board", default="mps2_an500", choices=qemu_boards())   # the boards whose board.yml names a QEMU machine
+    p.add_argument("--board", default="mps2_an500", choices=qemu_boards(),   # the boards whose board.yml names a QEMU machine
+                   help="the emulated board to measure on (default mps2_an500, the Cortex-M7)")
     p.add_argument("--model", default="models/intent-en", help="model folder (default: models/intent-en)")
-    p.add_argument("--seq-lens", default="16,32,64,128,512",
-                   help="comma-separated token counts (default 16,32,64,128,512; beyond the model's positions "
-                        "its shape twin is measured, see --no-twin)")
-    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
-    p.add_argument("--icount-shift", type=int, default=7, help="QEMU -icount shift (7: exact counts; 0 also works)")
+    ui.int_list_argument(p, "--seq-lens", [16, 32, 64, 128, 512], 2, 512,
+                         "token counts to measure ([CLS] and [SEP] included; beyond the model's positions its shape "
+                         "twin is measured, see --no-twin)")
+    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both",
+                   help="the library's kernel sets to measure: the portable C ones, the Armv7E-M DSP ones, or both "
+                        "(default both)")
+    p.add_argument("--icount-shift", type=ui.int_range(0, 10), default=7,
+                   help="QEMU -icount shift (7: exact counts; 0 also works)")
     p.add_argument("--no-baseline", dest="baseline", action="store_false",
                    help="skip the float32 naive baseline (bench/float32_naive)")
     p.add_argument("--no-host", dest="host", action="store_false",
@@ -707,7 +710,8 @@ def register(subparsers) -> None:
     p.add_argument("--no-twin", dest="twin", action="store_false",
                    help="skip lengths beyond the model's positions instead of measuring its shape twin "
                         f"(position table extended to {TWIN_POSITIONS} rows)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (the contract in issue 7)")
     p.add_argument("--report", metavar="DIR", help="also write DIR/benchmarks.md and PNG plots")
-    p.add_argument("--quiet", action="store_true")
+    ui.add_output_options(p, 'print the figures as one JSON object ({"board", "model", "results": [{"engine", '
+                             '"seq_len", "instructions", "macs", "ram_bytes", ...}], "kernels", ...}) instead of '
+                             'the table')
     p.set_defaults(func=run)

@@ -22,7 +22,6 @@ the target receives the masked text (the test image has no registry).
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,11 +68,8 @@ def _texts(path, limit: int | None) -> list[str]:
         except ValueError:
             raise UserError(f"--data {path}: use hassil:N with N a number of sentences") from None
         return hassil_sentences(n)
-    from .data import read_jsonl
-    rows = read_jsonl(path)
-    texts = [r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)]
-    if not texts:
-        raise UserError(f"{path}: no lines with a \"text\" field")
+    from .textio import read_jsonl_numbered
+    texts = [r["text"] for _, r in read_jsonl_numbered(path, "--data", need=("text",))]
     return texts[:limit] if limit else texts
 
 
@@ -155,9 +151,8 @@ def check_host(model, texts: list[str], kernels: str, progress: bool = True,
     rep = Report(kernels)
     it = texts
     if progress:
-        from tqdm import tqdm
-        it = tqdm(texts, desc=f"check-bitexact host/{kernels}", unit="sentence", file=sys.stderr,
-                  disable=None)  # no bar when stderr is not a terminal (logs, CI)
+        from .ui import progress as bar
+        it = bar(texts, desc=f"check-bitexact host/{kernels}", unit="sentence")
     for text in it:
         probs = []
         if matchers is not None:
@@ -209,9 +204,8 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
     rep = Report(kernels)
     it = texts
     if progress:
-        from tqdm import tqdm
-        it = tqdm(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence", file=sys.stderr,
-                  disable=None)  # no bar when stderr is not a terminal (logs, CI)
+        from .ui import progress as bar
+        it = bar(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence")
     with qemu_target.QemuTarget(elf, board=board) as target:
         for text in it:
             probs = []
@@ -230,8 +224,9 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
 
 def run(args) -> int:
     from .modelio import open_model
-    model = open_model(args.model, progress=not args.quiet)
-    texts = _texts(args.data, args.limit)
+    from .ui import emit_json, show_progress
+    texts = _texts(args.data, args.limit)      # the data first: its errors before any work
+    model = open_model(args.model, progress=show_progress())
     if args.limit:
         texts = texts[:args.limit]
     kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
@@ -252,13 +247,20 @@ def run(args) -> int:
                       f"registry.Matcher{' on the host' if args.target == 'qemu' else ''})")
         if model.qm.tagger is not None:
             extra += f" (token classifier: {model.qm.num_tags} tags and their logits compared on every token)"
+        failed |= bool(rep.mismatches)
+        if args.json:
+            emit_json({"model": model.name, "target": args.target, "kernels": k, "sentences": rep.sentences,
+                       "mismatches": len(rep.mismatches), "first_mismatches": rep.mismatches[:MAX_SHOWN],
+                       **({"tokens": rep.tokens, "instructions": rep.instructions} if args.target == "qemu" else {}),
+                       **({"registry_names": matchers.slots} if matchers is not None else {}),
+                       "tags_compared": model.qm.tagger is not None})
+            continue
         print(f"check-bitexact {model.name} target={args.target} kernels={k}: {rep.sentences} sentences, "
               f"{len(rep.mismatches)} mismatches{extra}")
         for m in rep.mismatches[:MAX_SHOWN]:
             print("  MISMATCH " + m)
         if len(rep.mismatches) > MAX_SHOWN:
             print(f"  ... and {len(rep.mismatches) - MAX_SHOWN} more")
-        failed |= bool(rep.mismatches)
     return 1 if failed else 0
 
 
@@ -269,14 +271,20 @@ def register(subparsers) -> None:
     p.add_argument("--data", required=True, metavar="FILE.jsonl",
                    help="JSON lines with a \"text\" field, or hassil:N for N sentences expanded from the "
                         "home-assistant-intents templates (English and Chinese)")
-    p.add_argument("--target", choices=["host", "qemu"], default="host")
-    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both")
-    p.add_argument("--limit", type=int, default=None, help="check only the first N sentences")
+    from . import ui
+    p.add_argument("--target", choices=["host", "qemu"], default="host",
+                   help="host: the library built with the host compiler; qemu: built for the emulated Cortex-M7 "
+                        "and run under QEMU (default host)")
+    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both",
+                   help="the library's kernel sets to check: the portable C ones, the Armv7E-M DSP ones, or both "
+                        "(default both)")
+    p.add_argument("--limit", type=ui.positive_int, default=None, metavar="N", help="check only the first N sentences")
     p.add_argument("--entities", metavar="FILE", default=None,
                    help="registry YAML or *_home.json: also compare the C matcher with registry.Matcher, then "
                         "check the encoder on the masked text")
     from .infer import MAX_SLOTS
-    p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
+    p.add_argument("--max-slots", type=ui.int_range(0, 255), default=MAX_SLOTS, metavar="N",
                    help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    ui.add_output_options(p, 'one {"model", "target", "kernels", "sentences", "mismatches", "first_mismatches"} '
+                             'object a line, one line per kernel set')
     p.set_defaults(func=run)

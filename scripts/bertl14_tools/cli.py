@@ -1,7 +1,8 @@
-"""`bertl14` command line: one subcommand a module, each module exposes `register(subparsers)`.
+"""`bertl14`: the command line. One subcommand a module; each module's `register(subparsers)` adds its parser
+and sets `func` (called with the parsed arguments, returns the exit code).
 
-A module's `register` adds its parser and sets `func` (called with the parsed args, returns an exit code).
-Errors meant for the user are raised as `bertl14_tools.errors.UserError` and printed as one line.
+Every error reaches the user as one line, `bertl14 CMD: error: ...`, through `main` (errors.py); the
+traceback only with BERTL14_DEBUG=1. Every command has --json and -q/--quiet (ui.py).
 """
 from __future__ import annotations
 
@@ -9,7 +10,23 @@ import argparse
 import importlib
 import sys
 
-from .errors import UserError
+from . import __version__
+from .errors import UserError, debug, describe
+
+DESCRIPTION = """\
+bertl14 runs BERT-style intent models on Cortex-M microcontrollers. This command prepares a model for a
+device, answers sentences on the PC exactly as the device will, and talks to a device over its serial port."""
+
+EPILOG = """\
+typical steps:
+  bertl14 predict --model models/intent-en "turn on the kitchen light"   answer a sentence as the device does
+  bertl14 dataset --lang en --intents my.yaml --out data/my                sentences from your intent templates
+  bertl14 train --data data/my --out models/my                             train a model (needs the train extra)
+  bertl14 eval --model models/my --data data/my/validation.jsonl           accuracy on labelled sentences
+  bertl14 console --port /dev/ttyACM0                                      type sentences to a board
+
+Every command takes --json (one JSON object a line) and -q/--quiet (no progress bars), and -h for its options.
+BERTL14_DEBUG=1 prints the traceback behind an error. More: README.md and docs/ in the repository."""
 
 # subcommand modules, in the order `bertl14 --help` lists them
 COMMAND_MODULES = [
@@ -24,9 +41,19 @@ COMMAND_MODULES = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: `bertl14 CMD: error: MESSAGE (see bertl14 CMD --help)`, exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bertl14", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = Parser(prog="bertl14", description=DESCRIPTION, epilog=EPILOG,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"bertl14 {__version__}",
+                        help="print the package version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
@@ -44,13 +71,31 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from . import ui
+    ui.set_quiet(getattr(args, "quiet", False))
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
-        print(f"bertl14 {args.command}: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:   # `bertl14 predict ... | head`: the reader left
+        _silence_stdout()
+        return 0
+    except Exception as exc:   # noqa: BLE001 - the one place every error becomes one line
+        if debug():
+            import traceback
+            traceback.print_exc()
+        message = str(exc) if isinstance(exc, UserError) else describe(exc)
+        print(f"bertl14 {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -68,10 +68,9 @@ def sha256_file(path: Path) -> str:
 
 def read_texts(path: Path, what: str) -> list[str]:
     """Sentences from a file: JSON lines with a "text" field (or a JSON string), or plain text lines."""
-    if not Path(path).is_file():
-        raise UserError(f"{what} file {path} not found")
+    from .textio import read_text
     texts = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_text(path, f"{what} file").splitlines(), 1):
         line = line.strip()
         if not line:
             continue
@@ -438,7 +437,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
             max_position=qm.max_position, num_labels=len(fm.labels) if fm.has_classifier else 0,
             num_tags=qm.num_tags, max_seq_len=opts.max_seq_len, prune_heads=fm.num_heads - heads_kept,
-            embedding_macro="INT4" if opts.embedding == "int4" else "INT8",
+            embedding_macro="BERTL14_EMBEDDING_INT4" if opts.embedding == "int4" else "BERTL14_EMBEDDING_INT8",
             embedding_bits=4 if opts.embedding == "int4" else 8,
             act_per_tensor=int(opts.act_scale == "per-tensor"), smoothing=int(opts.smoothing == "on"),
             work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
@@ -552,12 +551,13 @@ def weight_groups(blob: bytes) -> dict:
 
 def add_convert_arguments(p: argparse.ArgumentParser) -> None:
     d = ConvertOptions()
-    p.add_argument("--max-seq-len", type=int, default=d.max_seq_len,
+    from . import ui
+    p.add_argument("--max-seq-len", type=ui.int_range(8, 512), default=d.max_seq_len,
                    help=f"longest input incl. [CLS]/[SEP], 8..512 (default {d.max_seq_len})")
     p.add_argument("--quantize", default=d.quantize, choices=["int16"], help="weight precision (int16)")
     p.add_argument("--embedding", default=d.embedding, choices=["int8", "int4"],
                    help="word-embedding precision (default int8)")
-    p.add_argument("--prune-heads", type=int, default=d.prune_heads, metavar="N",
+    p.add_argument("--prune-heads", type=ui.non_negative_int, default=d.prune_heads, metavar="N",
                    help="remove the N least important attention heads of every layer (default 0)")
     p.add_argument("--calibration", metavar="FILE.jsonl",
                    help="calibration sentences (default: the model's calibration.jsonl, else generated)")
@@ -570,7 +570,9 @@ def add_convert_arguments(p: argparse.ArgumentParser) -> None:
                    help="per-channel smoothing folded into the weights (default on)")
     p.add_argument("--target-arch", default=d.target_arch, choices=list(TARGET_ARCHS),
                    help="target core (recorded; the weights are the same for all)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    ui.add_output_options(p, 'print the result as one JSON object ({"out", "flash_bytes", "work_buffer_bytes", '
+                             '"max_seq_len", ...}) instead of the summary line')
+    p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)  # older name of -q
 
 
 def options_from_args(args) -> ConvertOptions:
@@ -578,7 +580,7 @@ def options_from_args(args) -> ConvertOptions:
                           prune_heads=args.prune_heads, calibration=args.calibration, vocab=args.vocab,
                           vocab_corpus=args.vocab_corpus, act_scale=args.act_scale, smoothing=args.smoothing,
                           target_arch=args.target_arch,
-                          progress=not args.no_progress and sys.stderr.isatty())  # no bars in logs
+                          progress=not args.quiet and sys.stderr.isatty())  # no bars in logs
 
 
 def summary_line(out: Path, manifest: dict) -> str:
@@ -589,8 +591,19 @@ def summary_line(out: Path, manifest: dict) -> str:
 
 def run(args) -> int:
     manifest = convert(args.model, args.out, options_from_args(args))
-    print(summary_line(Path(args.out), manifest))
+    print_result(args, manifest)
     return 0
+
+
+def print_result(args, manifest: dict) -> None:
+    """The summary line, or with --json one object."""
+    if args.json:
+        from .ui import emit_json
+        emit_json({"out": str(args.out), "model": manifest.get("model"), "flash_bytes": manifest["flash_bytes"],
+                   "work_buffer_bytes": manifest["work_buffer_bytes"], "max_seq_len": manifest["max_seq_len"],
+                   "min_score_milli": manifest.get("min_score_milli"), "heads_kept": manifest.get("heads_kept")})
+    else:
+        print(summary_line(Path(args.out), manifest))
 
 
 def register(subparsers) -> None:

@@ -44,13 +44,12 @@ intent is right.
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
+from . import textio, ui
 from .errors import UserError
 from .modelio import Model, open_model, read_model_parts
 from .report import per_label_scores
@@ -378,72 +377,117 @@ def macro_f1(gold: list[str], pred: list[str]) -> float:
     return float(np.mean([r["f1"] for r in rows])) if rows else 0.0
 
 
-def read_eval_data(path: str) -> tuple[list[str], list[str]]:
-    records = read_eval_records(path)
+def read_eval_data(path: str, labels: list[str] | None = None) -> tuple[list[str], list[str]]:
+    records = read_eval_records(path, labels)
     return [r["text"] for r in records], [str(r["intent"]) for r in records]
 
 
-def read_eval_records(path: str) -> list[dict]:
-    """The JSON objects of a labelled JSONL file (each with "text" and "intent"; "slots" optional)."""
-    records = []
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except OSError as exc:
-        raise UserError(f"--data {path}: {exc.strerror}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise UserError(f"{path}:{n}: not valid JSON ({exc})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or "intent" not in obj:
-            raise UserError(f"{path}:{n}: each line needs \"text\" and \"intent\"")
-        records.append(obj)
-    if not records:
-        raise UserError(f"--data {path}: no sentences")
-    return records
+def read_eval_records(path: str, labels: list[str] | None = None, what: str = "--data") -> list[dict]:
+    """The JSON objects of a labelled JSONL file (each with "text" and "intent"; "slots" optional). With the
+    model's `labels`, an intent the model does not know is an error naming its line (`none` is always known:
+    the device answers it), so no figure is computed on labels that can only be wrong."""
+    numbered = textio.read_jsonl_numbered(path, what, need=("text", "intent"))
+    if labels is not None:
+        check_labels(numbered, labels, path)
+    return [obj for _, obj in numbered]
+
+
+def check_labels(numbered: list[tuple[int, dict]], labels: list[str], path) -> None:
+    known = set(labels) | {"none"}
+    unknown = [(n, str(obj["intent"])) for n, obj in numbered if str(obj["intent"]) not in known]
+    if unknown:
+        n, label = unknown[0]
+        others = f" (and {len(unknown) - 1} more lines)" if len(unknown) > 1 else ""
+        raise UserError(f"{path}:{n}: intent {label!r} is not one of the model's {len(labels)} labels{others}: fix "
+                        "the data, or use the model trained on these intents")
 
 
 # ------------------------------------------------------------------------------------------------------
 # commands
 # ------------------------------------------------------------------------------------------------------
 
-def _texts(args) -> list[str]:
+@dataclass
+class Input:
+    """One text to answer: `text` None when the device would refuse it (error=invalid_utf8)."""
+    raw: bytes | str
+    text: str | None
+    where: str          # "argument 2", "stdin line 3"
+
+
+def _texts(args) -> list[Input]:
+    """The TEXT arguments, or the lines of stdin (- or none), as bytes checked by the device's rule."""
     if args.text == ["-"] or not args.text:
         if not args.text and sys.stdin.isatty():
             raise UserError("give TEXT arguments, or - to read one text a line from stdin")
-        return [line.rstrip("\n") for line in sys.stdin if line.strip()]
-    return list(args.text)
+        out = []
+        for n, raw in enumerate(sys.stdin.buffer, 1):
+            raw = raw.rstrip(b"\n")
+            raw = raw[:-1] if raw.endswith(b"\r") else raw
+            if raw.strip():
+                out.append(Input(raw, textio.device_text(raw), f"stdin line {n}"))
+        return out
+    return [Input(t, textio.device_text(t), f"argument {n}") for n, t in enumerate(args.text, 1)]
+
+
+def _refused(inp: Input, args, command: str) -> None:
+    """The device's answer to text that is not UTF-8: error=invalid_utf8 on stdout, where it was on stderr."""
+    shown = textio.shown(inp.raw)
+    raw = inp.raw
+    if isinstance(raw, str):   # an argument: the bytes the locale could not decode come back
+        try:
+            raw = raw.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = b""
+    bad = textio.bad_byte(raw)
+    why = f" ({textio.describe_bad_byte(bad[2])} at column {bad[1]})" if bad else ""
+    print(f"bertl14 {command}: error: {inp.where}: not UTF-8 text{why}: the device answers "
+          f"error={textio.INVALID_UTF8}; send UTF-8 text", file=sys.stderr)
+    _emit({"text": shown, "error": textio.INVALID_UTF8, "message": textio.INVALID_UTF8_MESSAGE}, args.json,
+          f"error={textio.INVALID_UTF8} {textio.INVALID_UTF8_MESSAGE}\t{shown}")
 
 
 def _emit(obj: dict, as_json: bool, human: str) -> None:
-    print(json.dumps(obj, ensure_ascii=False) if as_json else human, flush=True)
+    if as_json:
+        ui.emit_json(obj)
+    else:
+        print(human, flush=True)
 
 
 def cmd_tokenize(args) -> int:
-    model = open_model(args.model, progress=sys.stderr.isatty())
-    texts = _texts(args)
+    model = open_model(args.model, progress=ui.show_progress())
+    inputs = _texts(args)
+    texts = [i.text for i in inputs if i.text is not None]
     ent = _entities(args, model)
     masked = [ent.apply(t) for t in texts] if ent else [(t, []) for t in texts]
-    for text, (m, slots), ids in zip(texts, masked, tokenize_texts(model, [m for m, _ in masked], args.engine)):
+    answers = iter(zip(texts, masked, tokenize_texts(model, [m for m, _ in masked], args.engine)))
+    for inp in inputs:
+        if inp.text is None:
+            _refused(inp, args, "tokenize")
+            continue
+        text, (m, slots), ids = next(answers)
         obj = {"text": text, "ids": ids}
         if ent:
             obj.update(masked=m, slots=[s.as_dict() for s in slots])
         _emit(obj, args.json, f"{text}\t{' '.join(model.vocab[i] for i in ids)}\t{ids}")
-    return 0
+    return 1 if len(texts) < len(inputs) else 0
 
 
 def cmd_embed(args) -> int:
-    model = open_model(args.model, progress=sys.stderr.isatty())
+    model = open_model(args.model, progress=ui.show_progress())
     eng = make_engine(args.engine, model)
-    for text in _texts(args):
+    refused = 0
+    for inp in _texts(args):
+        if inp.text is None:
+            _refused(inp, args, "embed")
+            refused += 1
+            continue
+        text = inp.text
         e = eng.embed(model.encode(text))
         obj = {"text": text, "cls": e.cls}
         if e.cls_int8 is not None:
             obj.update(cls_int8=e.cls_int8, cls_scale=e.cls_scale)
         _emit(obj, args.json, f"{text}\t" + " ".join(f"{x:.4f}" for x in e.cls[:8]) + " ...")
-    return 0
+    return 1 if refused else 0
 
 
 def _entities(args, model: Model) -> Entities | None:
@@ -456,10 +500,16 @@ def _min_score(args, model: Model) -> int:
 
 
 def cmd_predict(args) -> int:
-    model = open_model(args.model, progress=sys.stderr.isatty())
+    model = open_model(args.model, progress=ui.show_progress())
     ent = _entities(args, model)
     run = Answerer(model, args.engine, ent, _min_score(args, model))
-    for text in _texts(args):
+    refused = 0
+    for inp in _texts(args):
+        if inp.text is None:      # the device's rule: error=invalid_utf8, and the next line is answered
+            _refused(inp, args, "predict")
+            refused += 1
+            continue
+        text = inp.text
         a = run(text)
         obj = {"text": text, "intent": a.intent, "score": round(a.score, 6), "tokens": a.tokens}
         human = f"{a.intent}\t{a.score:.3f}\t{text}"
@@ -475,7 +525,7 @@ def cmd_predict(args) -> int:
             obj["slots"] = a.slot_dict(Entities.found(a.slots) if ent else None)
             human += "".join(f"\t{k}={v}" for k, v in obj["slots"].items())
         _emit(obj, args.json, human)
-    return 0
+    return 1 if refused else 0
 
 
 def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True,
@@ -497,8 +547,8 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
         flt = FloatEngine(model)
     score = SlotScore(*entities.opts) if entities else None
     with_names = moved = 0
-    for n, text in enumerate(tqdm(texts, desc=f"eval ({engine})", unit="sent", disable=not progress,
-                                  leave=False)):
+    for n, text in enumerate(ui.progress(texts, desc=f"eval ({engine})", unit="sent", disable=not progress,
+                                         leave=False)):
         a = run(text)
         if entities:
             with_names += bool(a.slots)
@@ -542,15 +592,17 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
 
 def cmd_eval(args) -> int:
     from .slots import expected_slots, expected_values
-    model = open_model(args.model, progress=sys.stderr.isatty())
-    records = read_eval_records(args.data)
+    numbered = textio.read_jsonl_numbered(args.data, "--data", need=("text", "intent"))   # before any work
+    model = open_model(args.model, progress=ui.show_progress())
+    check_labels(numbered, model.labels, args.data)
+    records = [obj for _, obj in numbered]
     texts, gold = [r["text"] for r in records], [str(r["intent"]) for r in records]
     ent = _entities(args, model)
-    res = evaluate(model, args.engine, texts, gold, progress=sys.stderr.isatty(), entities=ent,
+    res = evaluate(model, args.engine, texts, gold, progress=ui.show_progress(), entities=ent,
                    expected=[expected_slots(r) for r in records] if ent else None,
                    min_score_milli=_min_score(args, model), values=[expected_values(r) for r in records])
     if args.json:
-        print(json.dumps(res, ensure_ascii=False))
+        ui.emit_json(res)
     else:
         agree = "n/a (float model not available)" if res["agreement_with_float"] is None \
             else f"{res['agreement_with_float']:.4f}"
@@ -571,46 +623,53 @@ def cmd_eval(args) -> int:
 
 
 def register(subparsers) -> None:
-    def common(p, engines, default):
+    engine_help = {"ref": "ref: the Python integer reference (bit-exact with the device)",
+                   "c": "c: the C library itself", "float": "float: the unquantized model",
+                   "hf": "hf: Hugging Face's tokenizer"}
+
+    def common(p, engines, default, json_help):
         p.add_argument("--model", required=True, metavar="M",
                        help="converted model folder, or a Hugging Face folder (converted on the fly)")
-        p.add_argument("--engine", default=default, choices=engines, help=f"(default {default})")
-        p.add_argument("--json", action="store_true", help="one JSON object a line")
+        p.add_argument("--engine", default=default, choices=engines,
+                       help="; ".join(engine_help[e] for e in engines) + f" (default {default})")
+        ui.add_output_options(p, json_help)
 
     def entities(p):
         p.add_argument("--entities", metavar="FILE", default=None,
-                       help="registry YAML or *_home.json: its names become [NAME]/[AREA]/[FLOOR] before "
-                            "tokenizing, and are reported as slots (docs/registry.md)")
-        p.add_argument("--max-slots", type=int, default=MAX_SLOTS, metavar="N",
+                       help="your registry (YAML, or a *_home.json): the names it knows become [NAME]/[AREA]/[FLOOR] "
+                            "before tokenizing, as on a device built with it, and are reported")
+        p.add_argument("--max-slots", type=ui.int_range(0, 255), default=MAX_SLOTS, metavar="N",
                        help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
 
     p = subparsers.add_parser("tokenize", help="token ids of texts")
-    common(p, ["ref", "c", "hf"], "ref")
+    common(p, ["ref", "c", "hf"], "ref", 'one {"text", "ids"} a line (+ "masked", "slots" with --entities)')
     entities(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_tokenize)
 
     p = subparsers.add_parser("embed", help="the [CLS] vector of texts")
-    common(p, ["ref", "c", "float"], "ref")
+    common(p, ["ref", "c", "float"], "ref", 'one {"text", "cls"} a line (+ "cls_int8", "cls_scale" for ref and c)')
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_embed)
 
     def min_score(p):
-        p.add_argument("--min-score", type=float, default=None, metavar="X",
+        p.add_argument("--min-score", type=ui.fraction, default=None, metavar="X",
                        help="score threshold in 0..1, compared in thousandths as on the device: a best label "
                             "under it answers none (default: the model's own min_score, training.json, as the "
                             "firmware; 0: the plain argmax)")
 
     p = subparsers.add_parser("predict", help="intent and score of texts, answered as the firmware does")
-    common(p, ["ref", "c", "float"], "ref")
+    common(p, ["ref", "c", "float"], "ref", 'one {"text", "intent", "score", "tokens"} a line (+ "best", "slots"; '
+                                            '"error": "invalid_utf8" where the device refuses the text)')
     entities(p)
     min_score(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts, or - for one a line from stdin")
     p.set_defaults(func=cmd_predict)
 
     p = subparsers.add_parser("eval", help="accuracy and macro-F1 on a labelled JSONL file (device answers and argmax)")
-    common(p, ["ref", "c", "float"], "ref")
-    p.add_argument("--data", required=True, metavar="FILE.jsonl", help="lines with \"text\" and \"intent\"")
+    common(p, ["ref", "c", "float"], "ref", 'one {"n", "accuracy", "macro_f1", "accuracy_argmax", ...} object')
+    p.add_argument("--data", required=True, metavar="FILE.jsonl",
+                   help="JSON lines with \"text\" and \"intent\" (every intent one of the model's labels, or none)")
     entities(p)
     min_score(p)
     p.set_defaults(func=cmd_eval)

@@ -103,15 +103,9 @@ def _str_list(value, where: str, what: str) -> list[str]:
 
 def load_yaml(path: str | Path) -> Registry:
     """Registry YAML: `floors:`, `areas:`, `entities:` lists of mappings (docs/registry.md)."""
-    import yaml
+    from .textio import load_yaml as read_yaml
     path = Path(path)
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader) or {}
-    except FileNotFoundError:
-        raise UserError(f"registry file {path} not found") from None
-    except yaml.YAMLError as e:
-        raise UserError(f"{path}: not valid YAML: {str(e).splitlines()[0]} (line "
-                        f"{getattr(getattr(e, 'problem_mark', None), 'line', -1) + 1})") from None
+    data = read_yaml(path, "registry file", _LineLoader) or {}
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a mapping with floors, areas and entities")
     unknown = set(data) - {"floors", "areas", "entities", "__line__"}
@@ -145,11 +139,15 @@ def load_yaml(path: str | Path) -> Registry:
 
 def load_home_json(path: str | Path) -> Registry:
     """The public test data's `<lang>_home.json` (areas/floors/entities with ids; entity domain from its id)."""
+    from .textio import read_text
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"registry file {path} not found") from None
+        data = json.loads(read_text(path, "registry file"))
+    except ValueError as exc:
+        raise UserError(f"{path}:{getattr(exc, 'lineno', 1)}: not valid JSON ({getattr(exc, 'msg', exc)}): fix the "
+                        "file") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected an object with floors, areas and entities")
     reg = Registry(source=str(path))
     for section, parent_key, out in (("floors", None, reg.floors), ("areas", "floor", reg.areas),
                                      ("entities", "area", reg.entities)):

@@ -75,11 +75,11 @@ def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
 def predict_scored(model, engine: str, texts: list[str], entities=None) -> list[tuple[str, int]]:
     """(best label, score in thousandths) of every text, without a threshold (infer.Answerer: with `entities`,
     the names replaced first, as on the device); integer engines give the device's score."""
-    from tqdm import tqdm
+    from . import ui
     from .infer import Answerer
     run = Answerer(model, engine, entities, min_score_milli=0)
     out = []
-    for t in tqdm(texts, desc=f"predict ({engine})", unit="sent", leave=False):
+    for t in ui.progress(texts, desc=f"predict ({engine})", unit="sent", leave=False):
         a = run(t)
         out.append((a.label, a.score_milli))
     return out
@@ -97,15 +97,19 @@ def apply_min_score(scored: list[tuple[str, int]], min_score_milli: int) -> list
 
 
 def run(args) -> int:
+    from . import textio, ui
     from .convert import ConvertOptions
-    from .infer import read_eval_data
+    from .infer import check_labels
     from .modelio import open_model
 
+    numbered = textio.read_jsonl_numbered(args.data, "--data", need=("text", "intent"))   # before any work
+    ood_numbered = textio.read_jsonl_numbered(args.ood, "--ood", need=("text",)) if args.ood else []
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     from .answer import min_score_for
-    texts, gold = read_eval_data(args.data)
-    model = open_model(args.model)
+    model = open_model(args.model, progress=ui.show_progress())
+    check_labels(numbered, model.labels, args.data)
+    texts, gold = [r["text"] for _, r in numbered], [str(r["intent"]) for _, r in numbered]
     ent = None
     if args.entities:
         from .infer import Entities
@@ -118,7 +122,7 @@ def run(args) -> int:
     at_threshold = {"min_score": min_score,
                     "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, milli))) / len(gold)}
     if args.ood:
-        ood_texts, _ = read_eval_data(args.ood)
+        ood_texts = [r["text"] for _, r in ood_numbered]
         ood_scored = predict_scored(model, args.engine, ood_texts, ent)
         for key, t in (("ood_false_accept_no_threshold", 0), ("ood_false_accept", milli)):
             accepted = sum(p != "none" for p in apply_min_score(ood_scored, t))
@@ -147,6 +151,9 @@ def run(args) -> int:
                "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "at_min_score": at_threshold,
                "ood": args.ood, "tradeoff": points}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n")
+    if args.json:
+        ui.emit_json(summary)
+        return 0
     ood = at_threshold.get("ood_false_accept")
     print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; at min_score {min_score}: accuracy "
           f"{at_threshold['accuracy']:.4f}" + (f", out-of-domain false accepts {ood['accepted']}/{ood['n']} = "
@@ -184,17 +191,24 @@ def tradeoff_png(points: list[dict], path: Path, name: str) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("report", help="per-intent scores, confusion matrix and trade-off plot",
                               description=__doc__.splitlines()[0])
+    from . import ui
     p.add_argument("--model", required=True, help="Hugging Face model folder (or a converted one)")
-    p.add_argument("--data", required=True, metavar="FILE.jsonl", help="lines with \"text\" and \"intent\"")
-    p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--engine", default="ref", choices=["ref", "c", "float"])
-    p.add_argument("--seq-lens", type=int, nargs="+", default=[16, 32, 64])
+    p.add_argument("--data", required=True, metavar="FILE.jsonl",
+                   help="JSON lines with \"text\" and \"intent\" (every intent one of the model's labels, or none)")
+    p.add_argument("--out", required=True, help="output folder (per_intent.md, confusion.png, tradeoff.png, "
+                                                "report.json)")
+    p.add_argument("--engine", default="ref", choices=["ref", "c", "float"],
+                   help="ref: the Python integer reference (bit-exact with the device); c: the C library; "
+                        "float: the unquantized model (default ref)")
+    ui.int_list_argument(p, "--seq-lens", [16, 32, 64], 8, 512,
+                         "max_seq_len values of the trade-off plot")
     p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
-    p.add_argument("--min-score", type=float,
+    p.add_argument("--min-score", type=ui.fraction,
                    help="score threshold in 0..1, compared in thousandths as on the device (default: the model's "
                         "own min_score from training.json, else 0)")
     p.add_argument("--entities", metavar="FILE",
                    help="registry (YAML or *_home.json): names become placeholders before tokenizing, as on a device")
     p.add_argument("--ood", metavar="FILE.jsonl",
                    help="out-of-domain sentences (intent none): false-accept rate with and without min_score")
+    ui.add_output_options(p, "print report.json's figures as one JSON object instead of the summary line")
     p.set_defaults(func=run)

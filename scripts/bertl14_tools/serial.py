@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import textio, ui
 from .errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,11 +65,55 @@ def parse_fields(line: str) -> dict[str, str]:
 # ------------------------------------------------------------------------------------------------------
 
 def _qemu_machine(elf: Path) -> str:
-    """The QEMU machine the ELF was built for (its build's bertl14_build.json), else the default board's."""
-    from .qemu_target import west_qemu
+    """The QEMU machine the ELF was built for (its build's bertl14_build.json); without one, the default board's
+    when the image loads into that board's memory. An image for a board QEMU does not emulate is refused: QEMU
+    would boot it on another machine, where it cannot run."""
+    from .qemu_target import qemu_boards, west_qemu
     info_file = elf.parent / "bertl14_build.json"
-    info = json.loads(info_file.read_text()) if info_file.is_file() else {}
-    return info.get("qemu_machine") or west_qemu().board_machine(DEFAULT_QEMU_BOARD)
+    try:
+        info = json.loads(info_file.read_text(encoding="utf-8")) if info_file.is_file() else {}
+    except ValueError:
+        info = {}
+    boards = ", ".join(qemu_boards())
+    if info.get("board"):
+        if not info.get("qemu_machine"):
+            raise UserError(f"--qemu {elf}: built for {info['board']}, which QEMU does not emulate: flash it "
+                            f"(west flash -d {elf.parent}) and use --port, or build for a QEMU board ({boards})")
+        return info["qemu_machine"]
+    problem = elf_outside_board(elf, DEFAULT_QEMU_BOARD)
+    if problem:
+        raise UserError(f"--qemu {elf}: {problem}, so it is not a firmware for QEMU's {DEFAULT_QEMU_BOARD}: use "
+                        f"--port for a board's firmware, or build for a QEMU board ({boards})")
+    return west_qemu().board_machine(DEFAULT_QEMU_BOARD)
+
+
+def elf_outside_board(elf: Path, board: str) -> str | None:
+    """Why the ELF image cannot run on `board` (not a 32-bit Arm ELF, or a segment it loads outside the board's
+    memory, board.yml), None when it fits."""
+    import importlib
+    import struct
+    from .qemu_target import west_qemu
+    west_qemu()   # makes bertl14_west importable
+    memory = importlib.import_module("bertl14_west.boards").find_board(board).memory
+    data = elf.read_bytes()
+    if data[:4] != b"\x7fELF" or len(data) < 52 or data[4] != 1 or data[5] != 1:
+        return "it is not a 32-bit little-endian ELF file"
+    machine, = struct.unpack_from("<H", data, 18)
+    if machine != 40:
+        return f"it is not an Arm image (ELF machine {machine})"
+    phoff, = struct.unpack_from("<I", data, 28)
+    phentsize, phnum = struct.unpack_from("<HH", data, 42)
+    for i in range(phnum):
+        off = phoff + i * phentsize
+        if off + 32 > len(data):
+            return "its program headers are truncated"
+        p_type, _, _, paddr, filesz, memsz = struct.unpack_from("<IIIIII", data, off)
+        if p_type != 1 or not (filesz or memsz):   # PT_LOAD with contents
+            continue
+        size = max(filesz, memsz)
+        if not any(r["origin"] <= paddr and paddr + size <= r["origin"] + r["size"] for r in memory):
+            return f"it loads {size} bytes at 0x{paddr:08x}, outside {board}'s memory"
+    return None
 
 
 @contextmanager
@@ -367,8 +410,9 @@ def default_model_for(elf: str | None) -> Path | None:
 
 
 def read_sentences(path: str, limit: int | None) -> list[dict]:
-    from .infer import read_eval_records
-    items = [{"text": r["text"], "gold": str(r["intent"]), "record": r} for r in read_eval_records(path)]
+    from .textio import read_jsonl_numbered
+    numbered = read_jsonl_numbered(path, "--data", need=("text", "intent"))
+    items = [{"text": r["text"], "gold": str(r["intent"]), "record": r, "line": n} for n, r in numbered]
     return items[:limit] if limit else items
 
 
@@ -427,7 +471,6 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
              slot_registry=None) -> dict:
     """Every sentence against the reference; with slot_registry (a registry.Registry: --entities), slot accuracy
     (slots.SlotScore) of the device's name=/area=/floor= against each record's expected slots."""
-    from tqdm import tqdm
     line_max = int(dev.config.get("line_max", "0") or 0)
     mismatches, protocol_errors, cycles, match_cycles, match_bytes = [], [], [], 0, 0
     correct = 0
@@ -436,7 +479,7 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
         from .slots import SlotScore, expected_slots
         from .registry import model_flags
         score = SlotScore(*model_flags(ref.model.path))
-    for i, it in enumerate(tqdm(items, desc="validate", unit="sentence", disable=not progress)):
+    for i, it in enumerate(ui.progress(items, desc="validate", unit="sentence", disable=not progress)):
         text = " ".join(it["text"].splitlines())   # one protocol line per sentence
         exp = ref.expect(text)
         try:
@@ -493,6 +536,8 @@ def cmd_validate(args) -> int:
             return 1
         min_score = round(float(dev.config.get("min_score", "0")) * 1000)
         ref = Reference(model, min_score)
+        from .infer import check_labels
+        check_labels([(it["line"], it["record"]) for it in items], ref.labels, args.data)
         if str(ref.model.max_seq_len) != dev.config.get("max_seq_len"):
             raise UserError(f"the firmware runs max_seq_len={dev.config.get('max_seq_len')} but --model "
                             f"{model} has {ref.model.max_seq_len}: pass the build's generated/model folder")
@@ -509,10 +554,11 @@ def cmd_validate(args) -> int:
                   file=sys.stderr)
         if args.dump:
             dev.command(":dump on")
-        report = validate(dev, ref, items, args.dump, progress=not args.json, slot_registry=slot_registry)
+        report = validate(dev, ref, items, args.dump, progress=ui.show_progress() and not args.json,
+                          slot_registry=slot_registry)
     bad = bool(report["mismatches"] or report["protocol_errors"])
     if args.json:
-        print(json.dumps(report))
+        ui.emit_json(report)
     else:
         print(f"{report['n']} sentences, model {report['model']}, min_score {report['min_score']}"
               f"{', [CLS] bytes checked' if args.dump else ''}")
@@ -536,84 +582,182 @@ def cmd_validate(args) -> int:
     return 1 if bad else 0
 
 
-def _print_answer(ans: Answer) -> None:
-    for line in ans.before:
-        print(line)
-    print(ans.line)
-    names = [f"{k}={v!r}" for k, v in ans.fields.items() if f"{k}={v}" not in ans.line.split()]
-    if names:   # the names and slot values that were percent-encoded, decoded (docs/serial-protocol.md)
-        print("   " + " ".join(names))
-    if ans.cls is not None:
-        print("CLS_EMB: " + ",".join(f"0x{b:02x}" for b in ans.cls))
+# the fields of an answer that are neither a name nor a slot value (docs/serial-protocol.md, "Answers")
+ANSWER_FIELDS = ("intent", "score", "tokens", "cycles", "truncated", "best", "names", "match_cycles")
+PROMPT = "bertl14> "
+
+
+def answer_values(ans: Answer) -> dict[str, str]:
+    """The names and slot values of an answer, decoded, in the device's order."""
+    return {k: v for k, v in ans.fields.items() if k not in ANSWER_FIELDS} if ans.kind == "intent" else {}
+
+
+def _shown_value(v: str) -> str:
+    return v if v and all(c.isalnum() or c in "._-" for c in v) else repr(v)
+
+
+class ConsoleOutput:
+    """What the console prints for each exchange: the device's lines as they came, then its names and slot
+    values decoded on an indented line when any was percent-encoded; with --json one object a line."""
+
+    def __init__(self, as_json: bool):
+        self.json = as_json
+
+    def banner(self, banner: dict) -> None:
+        if self.json:
+            ui.emit_json({"banner": banner})
+        else:
+            print(BANNER_PREFIX + " ".join(f"{k}={v}" for k, v in banner.items()), flush=True)
+
+    def sent(self, raw: bytes) -> None:
+        if not self.json:
+            print(">> " + textio.shown(raw), flush=True)
+
+    def answer(self, ans: Answer, sent: bytes | None = None) -> None:
+        values = answer_values(ans)
+        if self.json:
+            obj = {"sent": None if sent is None else textio.shown(sent), "line": ans.line, "kind": ans.kind,
+                   "fields": ans.fields}
+            if values:
+                obj["values"] = values
+            if ans.before:
+                obj["before"] = ans.before
+            if ans.cls is not None:
+                obj["cls"] = ans.cls.hex()
+            ui.emit_json(obj)
+            return
+        for line in ans.before:
+            print(line)
+        print(ans.line)
+        if any(f"{k}={v}" not in ans.line.split() for k, v in values.items()):   # something was %-encoded
+            print("   " + " ".join(f"{k}={_shown_value(v)}" for k, v in values.items()))
+        if ans.cls is not None:
+            print("CLS_EMB: " + ",".join(f"0x{b:02x}" for b in ans.cls))
+        sys.stdout.flush()
+
+    def unsolicited(self, line: str) -> None:
+        """A line the device printed on its own (a board's banner after a reset)."""
+        if self.json:
+            ui.emit_json({"line": line, "kind": "banner" if line.startswith(BANNER_PREFIX) else "other"})
+        else:
+            print(line, flush=True)
+
+    def problem(self, text: str) -> None:
+        print(f"bertl14 console: {text}", file=sys.stderr, flush=True)
 
 
 def cmd_console(args) -> int:
+    out = ConsoleOutput(args.json)
     with open_link(args.port, args.qemu, args.qemu_flag, args.timeout) as ser:
         dev = Device(ser, args.timeout)
         if args.qemu:   # a fresh boot: show the banner (a board's banner went by at its reset)
             try:
                 dev.read_banner()
             except ProtocolError as exc:
-                print(f"protocol error: {exc}", file=sys.stderr)
+                out.problem(f"protocol error: {exc}")
                 return 1
-            print(BANNER_PREFIX + " ".join(f"{k}={v}" for k, v in dev.banner.items()))
-        first = (SAMPLE_LINES if args.samples else []) + (args.send or [])
+            out.banner(dev.banner)
+        first = [t.encode("utf-8", "surrogateescape") for t in (SAMPLE_LINES if args.samples else []) + (args.send or [])]
         try:
-            _send_lines(dev, first)
+            _send_lines(dev, out, first)
             if args.send:
                 return 0
             if sys.stdin.isatty():
-                return _interactive(ser)
-            _send_lines(dev, (l.rstrip("\r\n") for l in sys.stdin))
+                return _interactive(dev, out)
+            # piped lines go to the device as their bytes: it answers error=invalid_utf8 where they are not UTF-8
+            _send_lines(dev, out, (raw.rstrip(b"\r\n") for raw in sys.stdin.buffer))
         except ProtocolError as exc:
-            print(f"protocol error: {exc}", file=sys.stderr)
+            out.problem(f"protocol error: {exc}")
             return 1
         return 0
 
 
-def _send_lines(dev: Device, lines) -> None:
-    """Send each line, wait for its answer and print both."""
-    for line in lines:
-        print(">> " + line, flush=True)
-        ans = dev.ask(line)
+def _send_lines(dev: Device, out: ConsoleOutput, lines) -> None:
+    """Send each line (bytes), wait for its answer and print both."""
+    for raw in lines:
+        out.sent(raw)
+        ans = dev.ask(raw)
         if ans.line.startswith("ok dump="):
             dev.dump = ans.line == "ok dump=on"
-        _print_answer(ans)
-        sys.stdout.flush()
+        out.answer(ans, raw)
 
 
-def _interactive(ser) -> int:
-    """Type lines, see everything the device prints (a reader thread); Ctrl-D or Ctrl-C quits."""
-    stop = threading.Event()
+def history_file() -> Path:
+    """Where the console keeps the lines typed ($XDG_STATE_HOME/bertl14/console_history)."""
+    import os
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "bertl14" / "console_history"
 
-    def reader():
-        ser.timeout = 0.2
-        while not stop.is_set():
-            try:
-                raw = ser.readline()
-            except Exception:
-                return
-            if raw:
-                sys.stdout.write(raw.decode("utf-8", errors="replace").rstrip("\r\n") + "\n")
-                sys.stdout.flush()
 
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    print("type a sentence or :help; Ctrl-D quits", file=sys.stderr)
+def _line_editing():
+    """readline (line editing, history kept across sessions), or None where Python has no readline."""
+    try:
+        import readline
+    except ImportError:
+        return None
+    path = history_file()
+    try:
+        readline.read_history_file(path)
+    except (OSError, UnicodeDecodeError):
+        pass
+    readline.set_history_length(1000)
+
+    def save():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(path)
+        except OSError:
+            pass
+    return save
+
+
+def _drain(dev: Device, out: ConsoleOutput) -> None:
+    """Print what the device said on its own since the last answer (a board's reset, its banner)."""
+    timeout = dev.ser.timeout
+    dev.ser.timeout = 0.05
     try:
         while True:
+            raw = dev.ser.readline()
+            if not raw:
+                return
+            out.unsolicited(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+    finally:
+        dev.ser.timeout = timeout
+
+
+def _interactive(dev: Device, out: ConsoleOutput) -> int:
+    """A prompt with line editing and history (readline): each line typed is sent, its answer printed.
+    Ctrl-D quits; Ctrl-C abandons the line being typed."""
+    save = _line_editing()
+    print("type a sentence or :help; up/down recall earlier lines; Ctrl-D quits", file=sys.stderr)
+    try:
+        while True:
+            _drain(dev, out)
             try:
-                line = input()
+                line = input(PROMPT)
             except EOFError:
-                break
-            ser.write(line.encode("utf-8") + b"\n")
-            time.sleep(0.05)
-    except KeyboardInterrupt:
-        pass
-    time.sleep(0.3)   # let the last answer arrive
-    stop.set()
-    t.join(1)
-    return 0
+                print(file=sys.stderr)
+                return 0
+            except KeyboardInterrupt:
+                print(file=sys.stderr)
+                continue
+            except UnicodeDecodeError:
+                out.problem("the line typed is not UTF-8 (the device would answer error=invalid_utf8): type UTF-8 "
+                            "text")
+                continue
+            if not line.strip():
+                continue
+            try:
+                ans = dev.ask(line.encode("utf-8", "surrogateescape"))
+            except ProtocolError as exc:   # the next line still works
+                out.problem(f"protocol error: {exc}")
+                continue
+            if ans.line.startswith("ok dump="):
+                dev.dump = ans.line == "ok dump=on"
+            out.answer(ans, line.encode("utf-8", "surrogateescape"))
+    finally:
+        if save:
+            save()
 
 
 def register(subparsers) -> None:
@@ -624,13 +768,18 @@ def register(subparsers) -> None:
         p.add_argument("--qemu-flag", action="append", default=[], metavar="FLAG",
                        help="extra QEMU argument (repeat; e.g. --qemu-flag=-icount --qemu-flag=shift=0 "
                             "to make cycles count instructions)")
-        p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for a line")
+        p.add_argument("--timeout", type=ui.positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                       help=f"seconds to wait for a line from the device (default {DEFAULT_TIMEOUT:.0f})")
 
     p = subparsers.add_parser("console", help="talk to the intent firmware over its serial port",
                               description="Sends the --samples and --send lines first, printing each answer; "
-                                          "then, unless --send was given, is interactive when stdin is a terminal "
-                                          "and otherwise sends each stdin line.")
+                                          "then, unless --send was given, gives a prompt when stdin is a terminal "
+                                          "(line editing, and the lines of earlier sessions with the up arrow) "
+                                          "and otherwise sends each stdin line. Names and slot values that the "
+                                          "device percent-encodes are also printed decoded.")
     link(p)
+    ui.add_output_options(p, 'one JSON object an answer: {"sent", "line", "kind", "fields", "values"} (fields and '
+                             'values decoded)')
     p.add_argument("--send", action="append", metavar="TEXT", help="send this line, print the answer (repeat), exit")
     p.add_argument("--samples", action="store_true",
                    help="first send a few sample sentences (" + "; ".join(SAMPLE_LINES) + ")")
@@ -647,6 +796,7 @@ def register(subparsers) -> None:
                    help="the registry the firmware was built with (CONFIG_APP_REGISTRY_FILE: a registry YAML or a "
                         "public *_home.json); checked against the device's :entities, then slot accuracy is "
                         "reported beside intent accuracy. Without it, a QEMU build's own generated registry is used")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--limit", type=int, help="only the first N sentences")
+    ui.add_output_options(p, 'print the report as one JSON object ({"n", "accuracy", "matches_reference", '
+                             '"mismatches", "protocol_errors", ...})')
+    p.add_argument("--limit", type=ui.positive_int, metavar="N", help="only the first N sentences")
     p.set_defaults(func=cmd_validate)
