@@ -290,6 +290,15 @@ static int lex(const uint8_t *s, uint32_t n, tok_t *t, uint32_t *nt)
             after_letter = 0;
             continue;
         }
+        if (n - i >= 3u && s[i] == '1' && s[i + 1u] == '/' && s[i + 2u] == '2' &&
+            (n - i == 3u || !is_digit(s[i + 3u]))) { /* "1/2": a half, as Home Assistant's timer_half */
+            if (!push(t, nt, TOK(T_HALF, 0), 0)) {
+                return 0;
+            }
+            i += 3u;
+            after_letter = 0;
+            continue;
+        }
         if (is_digit(cp)) {
             int32_t tenths;
             if (!lex_digits(s, n, &i, &tenths) || !push(t, nt, TOK(T_DIGITS, 0), tenths)) {
@@ -982,13 +991,21 @@ static uint32_t list_value(const table_t *tb, const uint8_t *s, uint32_t n, cons
     return (rec[S_INFO] & INFO_NUMBER) ? number_value(tb, s, n, rec, name, o) : 0u;
 }
 
-/* trimmed, then cut to BERTL14_SLOT_TEXT_MAX bytes at a character boundary and trimmed again */
+/* sentence punctuation a wildcard does not start or end with ("coffee," -> "coffee") */
+static int is_edge_punct(uint32_t cp)
+{
+    return cp == ',' || cp == '.' || cp == ';' || cp == ':' || cp == '!' || cp == '?' || cp == 0x3001u ||
+           cp == 0x3002u || cp == 0xFF01u || cp == 0xFF0Cu || cp == 0xFF1Au || cp == 0xFF1Bu || cp == 0xFF1Fu;
+}
+
+/* trimmed of spaces and sentence punctuation, then cut to BERTL14_SLOT_TEXT_MAX bytes at a character boundary and
+   trimmed again */
 static uint32_t wildcard_value(const uint8_t *s, uint32_t n, const char *name, bertl14_slot_value_t *o)
 {
     uint32_t i = 0u, len, cp, first = n, end = 0u;
     while (i < n) {
         len = utf8_at(s, n, i, &cp);
-        if (!is_space(cp)) {
+        if (!is_space(cp) && !is_edge_punct(cp)) {
             if (first == n) {
                 first = i;
             }

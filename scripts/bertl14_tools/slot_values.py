@@ -168,6 +168,12 @@ def _lex(s: str) -> list[_Tok] | None:
             i += 1
             after_letter = False
             continue
+        if s[i:i + 3] == "1/2" and not (i + 3 < len(s) and "0" <= s[i + 3] <= "9"):   # "1/2": Home Assistant's timer_half
+            if not push(T_HALF):
+                return None
+            i += 3
+            after_letter = False
+            continue
         if _is_digit(cp):
             r = _lex_digits(s, i)
             if r is None or not push(T_DIGITS, 0, r[0]):
@@ -624,11 +630,14 @@ def _list_value(tb: _Table, s: str, rec, name: str) -> list[SlotValue]:
     return _number_value(tb, s, rec, name) if rec[S_INFO] & INFO_NUMBER else []
 
 
+EDGE_PUNCT = frozenset(map(ord, ",.;:!?、。！，：；？"))   # a wildcard does not start or end with them
+
+
 def _wildcard_value(raw: bytes, s: str, name: str) -> list[SlotValue]:
     pos, first, end = 0, None, 0
     for ch in s:
         n = len(ch.encode("utf-8"))
-        if not is_space(ord(ch)):
+        if not is_space(ord(ch)) and ord(ch) not in EDGE_PUNCT:
             if first is None:
                 first = pos
             if pos + n - first > TEXT_MAX:
@@ -735,6 +744,7 @@ HA_NUMBER_SLOTS = {"brightness": False, "temperature": True, "percentage": False
                    "position": False}   # slot -> halves (Home Assistant's temperature takes 21.5)
 HA_DURATION_SLOTS = ("hours", "minutes", "seconds", "start_hours", "start_minutes", "start_seconds")
 HA_WILDCARD_SLOTS = ("item", "search_query", "message", "name")
+DURATION_MAX = 999   # "120 seconds", "90 minutes": people go past the templates' 100
 
 COLORS = {"en": {c: c for c in ("white", "black", "red", "orange", "yellow", "green", "blue", "purple", "brown",
                                 "pink", "turquoise")},
@@ -765,7 +775,7 @@ def default_spec(lang: str = "en") -> dict:
     def merged(table):
         return {k: v for x in order for k, v in table[x].items()}
 
-    slots: dict = {name: {"type": "duration"} for name in HA_DURATION_SLOTS}
+    slots: dict = {name: {"type": "duration", "min": 1, "max": DURATION_MAX} for name in HA_DURATION_SLOTS}
     slots.update({name: {"type": "number", "min": 0, "max": 100, "halves": halves}
                   for name, halves in HA_NUMBER_SLOTS.items()})
     slots["volume_step"] = {"type": "list", "values": merged(VOLUME_STEPS),

@@ -60,6 +60,23 @@ def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
     return [tuple(s) for s in spans]
 
 
+def _word_char(c) -> bool:
+    """An ASCII letter or digit (a character of str, or a byte)."""
+    c = c if isinstance(c, int) else ord(c)
+    return c < 0x80 and (0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A)
+
+
+def whole_words(text, start: int, end: int) -> tuple[int, int]:
+    """A span widened to whole words (the device's rule, bertl14_slots_extract): a span that starts or ends inside
+    a word of ASCII letters and digits grows to its edges, so a tag on a word piece ("ice" -> "i" "##ce") gives the
+    word."""
+    while 0 < start < len(text) and _word_char(text[start - 1]) and _word_char(text[start]):
+        start -= 1
+    while 0 < end < len(text) and _word_char(text[end - 1]) and _word_char(text[end]):
+        end += 1
+    return start, end
+
+
 PLACEHOLDER_TEXTS = ("[NAME]", "[AREA]", "[FLOOR]")     # the registry answers these, not the tagger
 
 
@@ -72,6 +89,7 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     for slot, start, end in decode(tags, offsets, names):
+        start, end = whole_words(text, start, end)
         piece = text[start:end]
         if piece in placeholders:
             continue

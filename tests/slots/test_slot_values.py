@@ -176,7 +176,7 @@ def duration_corpus() -> list[tuple[str, str, dict]]:
             ("delay_minutes", "an hour and a half", {"delay_hours": 1, "delay_minutes": 30}),
             ("delay_minutes", "500 minutes", {"delay_minutes": 500}),
             # no value: out of range, fractions other than halves, half a second, units out of order, two halves
-            ("minutes", "500 minutes", {}), ("seconds", "1.5 seconds", {}), ("hours", "1.25 hours", {}),
+            ("minutes", "1500 minutes", {}), ("seconds", "1.5 seconds", {}), ("hours", "1.25 hours", {}),
             ("hours", "5 minutes 2 hours", {}), ("hours", "an hour and a half and 10 minutes", {}),
             ("hours", "0 hours", {}), ("hours", "5 6", {}), ("hours", "a", {}), ("hours", "an", {}),
             # a bare half is Home Assistant's timer_half: "{timer_half:minutes} an hour"
@@ -592,3 +592,55 @@ def test_cortex_m7_code_size(tmp_path):
           f"bss {bss} B")
     assert data == 0 and bss == 0
     assert text <= 6 * 1024
+
+
+# ---- values the words carry: negated slots, list words that are numbers, halves written 1/2, punctuation -----------
+WORDS_SPEC = {"lang": "en", "slots": {
+    "volume_step": {"type": "list", "values": {"up": "up", "down": "down"}, "number": {"min": 0, "max": 100}},
+    "volume_step_down": {"type": "number", "min": 0, "max": 100, "negate": True, "report": "volume_step"},
+    "brightness": {"type": "list", "values": {"max": "100", "min": "1", "half brightness": "50"},
+                   "number": {"min": 0, "max": 100}},
+    "temperature": {"type": "list", "values": {"daylight": "6500"}, "number": {"min": 0, "max": 10000,
+                                                                                "halves": True}},
+    "minutes": {"type": "duration", "max": 999}, "item": {"type": "wildcard"}}}
+WORDS_EXPECTED = [
+    ("volume_step_down", "20", {"volume_step": -20}), ("volume_step_down", "twenty percent", {"volume_step": -20}),
+    ("volume_step_down", "120", {}), ("volume_step", "down", {"volume_step": "down"}),
+    ("volume_step", "20", {"volume_step": 20}),
+    ("brightness", "max", {"brightness": 100}), ("brightness", "Half  Brightness", {"brightness": 50}),
+    ("brightness", "42", {"brightness": 42}), ("temperature", "daylight", {"temperature": 6500}),
+    ("temperature", "2700 k", {}), ("temperature", "2700", {"temperature": 2700}),
+    ("temperature", "21.5", {"temperature": 21.5}),
+    ("minutes", "34 and 1/2 minutes", {"minutes": 34, "seconds": 30}), ("minutes", "1/2 hour", {"minutes": 30}),
+    ("minutes", "1/23 minutes", {}), ("minutes", "one hundred and twenty", {"minutes": 120}),
+    ("item", "coffee,", {"item": "coffee"}), ("item", "  oat milk. ", {"item": "oat milk"}),
+    ("item", "，燕麦奶。", {"item": "燕麦奶"}), ("item", "salt, pepper", {"item": "salt, pepper"}), ("item", ",.", {}),
+]
+
+
+@pytest.mark.parametrize("slot,span,expected", WORDS_EXPECTED)
+def test_values_the_words_carry(slot, span, expected):
+    words = S.build_value_table(WORDS_SPEC)
+    assert S.validate_table(words) == S.OK
+    assert S.slot_values(words, slot, span) == expected
+    c = CSlots(words, S.build_library(extra_flags=STRICT))
+    assert c.values(slot, span) == _twin(words, slot, span)
+    assert c.lib.bertl14_slot_table_validate(c.table) == S.OK
+
+
+def test_a_negated_slot_must_report_another_slot():
+    for bad in ({"negate": True}, {"negate": True, "report": "nowhere"}, {"negate": True, "report": "x"},
+                {"report": "volume_step"}, {"negate": "yes", "report": "volume_step"}):
+        spec = {"lang": "en", "slots": {"volume_step": {"type": "number"}, "x": {"type": "number", **bad}}}
+        with pytest.raises(UserError):
+            S.build_value_table(spec)
+    words = S.build_value_table(WORDS_SPEC)
+    k = next(i for i in range(words[S.HDR_N_SLOTS]) if S._table(tuple(words)).cname(i) == "volume_step_down")
+    rec = S.HEADER_WORDS + k * S.SLOT_WORDS
+    for aux in (k, words[S.HDR_N_SLOTS]):          # itself, or past the table: rejected by both validators
+        bad = list(words)
+        bad[rec + S.S_AUX] = aux
+        bad[S.HDR_CHECKSUM] = (sum(bad) - bad[S.HDR_CHECKSUM]) & 0xFFFFFFFF
+        assert S.validate_table(bad) == S.ERR_INVALID_CONFIG
+        c = CSlots(bad, S.build_library(extra_flags=STRICT))
+        assert c.lib.bertl14_slot_table_validate(c.table) == S.ERR_INVALID_CONFIG
