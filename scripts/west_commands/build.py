@@ -231,7 +231,7 @@ def _make_info(board: Board, build_dir: Path, source_dir: Path, mod_root) -> dic
     return {
         "board": board.name, "board_dir": str(board.dir), "source_dir": str(source_dir),
         "build_dir": str(build_dir), "files": files, "qemu_machine": board.qemu_machine,
-        "runners": board.runners, "runner_args": board.data.get("runner_args") or {},
+        "runners": board.runners,
         "target_arch": board.target_arch, "modules_dir": str(mod_root) if mod_root else None,
     }
 

@@ -1,5 +1,5 @@
 """Firmware builds for the Cortex-M boards: outputs, memory summary, QEMU serial echo over pyserial
-socket://, module and toolchain errors, nucleo_h743zi build and `west flash --dry-run`."""
+socket://, module and toolchain errors, nucleo_h743zi build and `west flash --dry-run` (every runner: test_runners.py)."""
 from __future__ import annotations
 
 import struct
@@ -105,7 +105,7 @@ def test_nucleo_builds_and_flash_dry_run_prints_each_runner(tmp_path):
     expected = {
         None: f"openocd -f board/st_nucleo_h743zi.cfg -c 'program {elf} verify reset exit'",
         "pyocd": f"pyocd flash --target stm32h743zitx {hex_}",
-        "stlink": f"st-flash --reset write {bin_} 0x08000000",
+        "st-flash": f"st-flash --reset write {bin_} 0x08000000",
     }
     for runner, command in expected.items():
         args = ["flash", "-d", str(b), "--dry-run"] + (["-r", runner] if runner else [])

@@ -38,7 +38,36 @@ class Board:
 
     @property
     def runners(self) -> list[str]:
-        return list(self.data.get("runners") or [])
+        """The runners this board supports (board.yml `runners: available:`), in its order."""
+        return list(self._runner_table().get("available") or [])
+
+    def default_runner(self, command: str) -> str | None:
+        """The runner `west flash` (command "flash") or `west debug|attach|debugserver` ("debug") uses
+        without -r: board.yml `runners: default:`, else the first available runner that can do it."""
+        return (self._runner_table().get("default") or {}).get(command)
+
+    def runner_args(self, runner: str) -> dict:
+        """board.yml `runners: args: RUNNER:` (the probe's target name, configuration file, ...)."""
+        return dict((self._runner_table().get("args") or {}).get(runner) or {})
+
+    def _runner_table(self) -> dict:
+        table = self.data.get("runners") or {}
+        if not isinstance(table, dict):
+            raise BuildError(f"{self.dir / 'board.yml'}: `runners:` must be a mapping with `available:`, "
+                             "`default:` and `args:`")
+        return table
+
+    @property
+    def flash_region(self) -> dict | None:
+        """The memory region the image is written to (kind: flash), None for a board without a memory table."""
+        return next((r for r in self.memory if r.get("kind") == "flash"), None)
+
+    @property
+    def work_buffer_region(self) -> dict | None:
+        """The RAM region holding the bertl14 work buffer (section .dtcmram): DTCM when the board has one,
+        else RAM (the linker script's REGION_ALIAS below)."""
+        by_name = {r["name"]: r for r in self.memory}
+        return by_name.get("DTCM") or by_name.get("RAM")
 
     @property
     def qemu_machine(self) -> str | None:
@@ -77,3 +106,18 @@ def linker_memory_script(board: Board) -> str:
     if "DTCM" not in names:  # the work buffer section goes to DTCM; boards without one keep it in RAM
         lines.append('REGION_ALIAS("DTCM", RAM);')
     return "\n".join(lines) + "\n"
+
+
+def model_needs(board: Board, flash_bytes: int, work_buffer_bytes: int) -> list[dict]:
+    """What a converted model takes of the board's memory (board.yml's table, the one source of the sizes): its
+    weights and vocabulary in the flash region, its work buffer in the work buffer's RAM region. One row a
+    region {what, region, need, size}; none for a board without a memory table (host). The firmware's own code
+    and data come on top (the build's memory summary counts everything)."""
+    rows = []
+    if board.flash_region:
+        rows.append({"what": "model data", "region": board.flash_region["name"], "need": int(flash_bytes),
+                     "size": int(board.flash_region["size"])})
+    if board.work_buffer_region:
+        rows.append({"what": "work buffer", "region": board.work_buffer_region["name"],
+                     "need": int(work_buffer_bytes), "size": int(board.work_buffer_region["size"])})
+    return rows

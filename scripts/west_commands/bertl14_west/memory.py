@@ -47,11 +47,11 @@ def format_usage(usage: list[dict]) -> str:
     rows = ["Memory region         Used Size  Region Size  %age Used"]
     for u in usage:
         pct = 100.0 * u["used"] / u["size"] if u["size"] else 0.0
-        rows.append(f"{u['name'] + ':':>16} {_human(u['used']):>12} {_human(u['size']):>12} {pct:>9.2f}%")
+        rows.append(f"{u['name'] + ':':>16} {human_size(u['used']):>12} {human_size(u['size']):>12} {pct:>9.2f}%")
     return "\n".join(rows)
 
 
-def _human(n: int) -> str:
+def human_size(n: int) -> str:
     if n >= 1024 * 1024 and n % (1024 * 1024) == 0:
         return f"{n // (1024 * 1024)} MB"
     if n >= 1024 and n % 1024 == 0:
