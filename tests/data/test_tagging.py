@@ -74,9 +74,9 @@ def test_intent_slots_from_spans():
 def test_spans_are_whole_words():
     text = "add ice cream and hardcore history"
     assert tagging.whole_words(text, 5, 7) == (4, 7)          # "ce" of "ice"
-    assert tagging.whole_words(text, 4, 9) == (4, 12)         # "ice cr" -> "ice cream"
-    assert tagging.whole_words(text, 21, 26) == (17, 26)      # "core" -> "hardcore"
-    assert tagging.whole_words(text.encode(), 21, 26) == (17, 26)
+    assert tagging.whole_words(text, 4, 10) == (4, 13)        # "ice cr" -> "ice cream"
+    assert tagging.whole_words(text, 22, 26) == (18, 26)      # "core" -> "hardcore"
+    assert tagging.whole_words(text.encode(), 22, 26) == (18, 26)
     assert tagging.whole_words("[NAME] on", 1, 5) == (1, 5)     # inside the placeholder's brackets: its letters
     assert tagging.whole_words("pizza's here", 0, 2) == (0, 5)  # the apostrophe ends the word
     assert tagging.whole_words("12%", 0, 1) == (0, 2)
