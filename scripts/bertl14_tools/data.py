@@ -271,9 +271,10 @@ def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool 
     """hassil `Intents` for Home Assistant's `lang` templates plus the user's YAML files. `wildcards`, when given,
     receives the phrases of the files' `wildcards:` sections (list name -> phrases: what fills a `wildcard: true`
     list of the file when sentences are generated)."""
-    import yaml
     from hassil.intents import Intents
     from hassil.util import merge_dict
+
+    from . import intents_file
 
     merged: dict = {}
     if builtin:
@@ -283,15 +284,7 @@ def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool 
             raise UserError(f"home-assistant-intents has no templates for {lang!r}")
         merged = json.loads(json.dumps(merged))  # own copy: merge_dict edits in place
     for name in extra_files or []:
-        try:
-            with open(name, encoding="utf-8") as f:
-                user = yaml.safe_load(f)
-        except OSError as exc:
-            raise UserError(f"cannot read intents file {name}: {exc.strerror}") from exc
-        except yaml.YAMLError as exc:
-            raise UserError(f"{name} is not valid YAML ({str(exc).splitlines()[0]}): fix the file") from exc
-        if not isinstance(user, dict) or not isinstance(user.get("intents"), dict):
-            raise UserError(f"{name} has no 'intents:' mapping: write hassil intents YAML (see models/README.md)")
+        user = intents_file.load(name)   # UTF-8, YAML, every intent with sentences, every template parses
         check_intents_file(name, user, lang, wildcards)
         user = {k: v for k, v in user.items() if k != "wildcards"}     # ours, not hassil's
         merge_dict(merged, user)
@@ -591,7 +584,8 @@ class Dataset:
 def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files: list[str] | None = None,
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
                   only_intents: list[str] | None = None, mask_names: float = 0.0,
-                  compose_names: float = 0.0, ood_generated: int = 0, wildcard_words: float = 0.0) -> Dataset:
+                  compose_names: float = 0.0, ood_generated: int = 0, wildcard_words: float = 0.0,
+                  split: str = "hash") -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
@@ -658,14 +652,14 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         if not rows:
             raise UserError(empty_intent_message(name, by_intent[name], owners))
         per_intent_counts[name] = len(rows)
-        n_val = validation_count(len(rows), val_fraction)
+        val_index = validation_rows(rows, validation_count(len(rows), val_fraction), seed, split)
         for i, s in enumerate(rows):
             slots = {k: v for k, v in s.slots.items() if k != "masked"}
             row = {"text": s.text, "intent": s.intent, "slots": slots, "spans": s.spans}
             if mask_names > 0 and s.masked_text is not None:    # "masked" only on name-bearing rows
                 row["masked"] = bool(s.slots.get("masked"))
-            (validation if i < n_val else train).append(row)
-            if i < n_val and mask_names > 0 and s.masked_text is not None:
+            (validation if i in val_index else train).append(row)
+            if i in val_index and mask_names > 0 and s.masked_text is not None:
                 other_forms.append((row, s.masked_text, s.masked_spans))
     # both forms of a name-bearing validation sentence, unless the other form is taken (a training sentence,
     # another validation sentence, or a sentence of another label)
@@ -699,7 +693,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     generated = generated_ood_rows(lang, ood_generated, seed, set(owners)) if ood and ood_generated > 0 else []
     train += generated
     stats = {
-        "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction,
+        "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction, "split": split,
         "intent_files": list(intent_files or []), "builtin_intents": builtin, "ood": ood,
         "intents": len(names), "train": len(train), "validation": len(validation), "ood_eval": len(ood_eval),
         "ood_split": {"train": per_intent_counts.get(NONE_LABEL, 0),
@@ -740,6 +734,23 @@ def validation_count(n: int, val_fraction: float) -> int:
     if val_fraction <= 0 or n < 2:
         return 0
     return max(int(n * val_fraction), min(MIN_VALIDATION, max(1, n // 3)))
+
+
+SPLITS = ("hash", "first")
+
+
+def validation_rows(rows: list, n_val: int, seed: int, split: str) -> set[int]:
+    """The indexes of an intent's `n_val` validation sentences among its `rows` (in the order the walk found them):
+    `hash`, those with the smallest hash of seed and sentence, so every template has its share in training and in
+    validation; `first`, the first found (the split of the shipped models' data: the few sentences of a short
+    template are found first, and so all went to validation)."""
+    if split == "first":
+        return set(range(n_val))
+    if split != "hash":
+        raise UserError(f"--split {split!r}: use one of {', '.join(SPLITS)}")
+    rank = sorted(range(len(rows)), key=lambda i: hashlib.sha256(
+        f"split\0{seed}\0{normalize(rows[i].text)}".encode("utf-8")).digest())
+    return set(rank[:n_val])
 
 
 def empty_intent_message(name: str, found: dict, owners: dict[str, set[str]]) -> str:
@@ -951,10 +962,16 @@ def run(args) -> int:
                        builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
                        mask_names=args.mask_names, compose_names=args.compose_names,
                        wildcard_words=args.wildcard_words,
-                       ood_generated=args.ood_generated)
+                       ood_generated=args.ood_generated, split=args.split)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
+    for line in few_sentences_lines(s["sentences_per_label"]) if args.json else []:
+        print(line, file=sys.stderr)
+    if args.json:
+        from .ui import emit_json
+        emit_json({"out": str(out), **s})
+        return 0
     print(f"{out}: {s['train']} train, {s['validation']} validation, {s['ood_eval']} held-out out-of-domain; "
           f"{s['intents']} intents, {s['conflicts_dropped']} sentences with two labels dropped")
     if "masked" in s:
@@ -988,27 +1005,36 @@ def few_sentences_lines(counts: dict[str, int]) -> list[str]:
 def register(subparsers) -> None:
     p = subparsers.add_parser("dataset", help="expand intent templates into train/validation JSONL",
                               description=__doc__.splitlines()[0])
-    p.add_argument("--lang", required=True, choices=LANGUAGES)
+    from . import ui
+    p.add_argument("--lang", required=True, choices=LANGUAGES, help="language of the sentences")
     p.add_argument("--out", required=True, help="output folder (train.jsonl, validation.jsonl, ood.jsonl, stats.json)")
-    p.add_argument("--per-intent", type=int, default=1000, help="distinct sentences an intent (default 1000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--per-intent", type=ui.positive_int, default=1000, metavar="N",
+                   help="distinct sentences an intent (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random choices (same seed, same data)")
     p.add_argument("--intents", nargs="+", metavar="FILE", help="your own hassil intents YAML files")
     p.add_argument("--no-builtin", action="store_true", help="only the --intents files, not Home Assistant's")
     p.add_argument("--no-ood", action="store_true", help="no out-of-domain `none` class")
-    p.add_argument("--val-fraction", type=float, default=0.1)
-    p.add_argument("--mask-names", type=float, nargs="?", const=1.0, default=0.0, metavar="FRACTION",
+    p.add_argument("--val-fraction", type=ui.fraction, default=0.1, metavar="FRACTION",
+                   help="share of each intent's sentences kept for validation (default 0.1)")
+    p.add_argument("--split", choices=SPLITS, default="hash",
+                   help="which of an intent's sentences go to validation: hash (chosen by a hash of seed and "
+                        "sentence, every template represented in both splits) or first (the first the random walk "
+                        "found: the data of the shipped models) (default hash)")
+    p.add_argument("--mask-names", type=ui.fraction, nargs="?", const=1.0, default=0.0, metavar="FRACTION",
                    help="write [NAME]/[AREA]/[FLOOR] (what the device's registry matcher writes) in place of the "
                         "names in this fraction of the sentences that have one, chosen by a hash of seed and "
                         "sentence (alone: 1 = all; default 0 = none); validation then holds both forms")
-    p.add_argument("--ood-generated", type=int, default=0, metavar="N",
+    p.add_argument("--ood-generated", type=ui.non_negative_int, default=0, metavar="N",
                    help="add N out-of-domain training sentences made from the frames of ood-frames-<lang>.txt "
                         "(training only; the out-of-domain validation and test splits stay the written ones)")
-    p.add_argument("--wildcard-words", type=float, default=0.0, metavar="FRACTION",
+    p.add_argument("--wildcard-words", type=ui.fraction, default=0.0, metavar="FRACTION",
                    help="fill this fraction of the open-ended slots (song, shopping item, message...) with 1-3 "
                         "general words of name-words-<lang>.txt instead of the phrases of slots-<lang>.yaml "
                         "(default 0)")
-    p.add_argument("--compose-names", type=float, default=0.0, metavar="FRACTION",
+    p.add_argument("--compose-names", type=ui.fraction, default=0.0, metavar="FRACTION",
                    help="make up this fraction of the device names and areas (\"corner lamp\", \"emma's fan\", "
                         "\"falcon lamp\", \"rosie\") from the compose: lists of slots-<lang>.yaml and "
                         "name-words-<lang>.txt instead of drawing them from the name lists (default 0)")
+    ui.add_output_options(p, 'print the folder\'s stats.json figures as one JSON object ({"out", "train", '
+                             '"validation", "intents", "sentences_per_label", ...}) instead of the summary')
     p.set_defaults(func=run)

@@ -225,6 +225,6 @@ def test_bad_intents_file_is_a_user_error(tmp_path):
     path = write_yaml(tmp_path, "intents: [not, a, mapping]\n")
     with pytest.raises(UserError, match="intents"):
         data.build_dataset("en", intent_files=[path], builtin=False)
-    with pytest.raises(UserError, match="cannot read"):
+    with pytest.raises(UserError, match="missing.yaml not found"):
         data.build_dataset("en", intent_files=[str(tmp_path / "missing.yaml")])
     assert main(["dataset", "--lang", "en", "--out", str(tmp_path / "o"), "--intents", path, "--no-builtin"]) == 2
