@@ -2,7 +2,7 @@
  * Slot values of a tagged sentence: the tagger's BIO tags over the tokens -> spans of the input text -> the
  * value table's values (bertl14_slot_values). The decoding rule is tagging.py's (the Python twin):
  * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens;
- * it covers the text from its first token's start to its last token's end, widened to whole words.
+ * it covers the text from its first token's start to its last token's end (a wildcard's: widened to whole words).
  */
 #include <string.h>
 
@@ -35,7 +35,8 @@ static int word_char(char c)
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-/* A span widened to whole words: a tag on a word piece ("ice" -> "i" "##ce") gives the word (tagging.whole_words). */
+/* A wildcard's span widened to whole words: a tag on a word piece ("ice" -> "i" "##ce") gives the word; numbers and
+   list words are read as tagged ("10 min" of a typed "10 minuets"). tagging.whole_words is the Python twin. */
 static void whole_words(const char *text, uint32_t len, uint32_t *start, uint32_t *end)
 {
     while (*start > 0u && *start < len && word_char(text[*start - 1u]) && word_char(text[*start])) {
@@ -103,7 +104,9 @@ bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t 
             continue;
         }
         if (open_slot != NULL) { /* the span ends before token t */
-            whole_words(text, text_len, &open_start, &open_end);
+            if (bertl14_slot_type(table, open_slot) == BERTL14_SLOT_TYPE_WILDCARD) {
+                whole_words(text, text_len, &open_start, &open_end);
+            }
             st = add_span(table, open_slot, text, open_start, open_end, out, max_out, n_out);
             open_slot = NULL;
         }

@@ -67,9 +67,9 @@ def _word_char(c) -> bool:
 
 
 def whole_words(text, start: int, end: int) -> tuple[int, int]:
-    """A span widened to whole words (the device's rule, bertl14_slots_extract): a span that starts or ends inside
-    a word of ASCII letters and digits grows to its edges, so a tag on a word piece ("ice" -> "i" "##ce") gives the
-    word."""
+    """A wildcard's span widened to whole words (the device's rule, bertl14_slots_extract): a span that starts or
+    ends inside a word of ASCII letters and digits grows to its edges, so a tag on a word piece ("ice" -> "i" "##ce")
+    gives the word. Numbers and list words are read as tagged: "10 min" of a typed "10 minuets" still says 10."""
     while 0 < start < len(text) and _word_char(text[start - 1]) and _word_char(text[start]):
         start -= 1
     while 0 < end < len(text) and _word_char(text[end - 1]) and _word_char(text[end]):
@@ -88,8 +88,11 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     from .slot_values import slot_values
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
+    from .slot_values import TYPE_WILDCARD, build_value_table, slot_type
+    words = build_value_table(spec) if isinstance(spec, dict) else spec
     for slot, start, end in decode(tags, offsets, names):
-        start, end = whole_words(text, start, end)
+        if slot_type(words, slot) == TYPE_WILDCARD:
+            start, end = whole_words(text, start, end)
         piece = text[start:end]
         if piece in placeholders:
             continue
