@@ -48,15 +48,23 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
         try:
             with open(path, "rb") as f:
                 n = int.from_bytes(f.read(8), "little")
+                if not 2 <= n <= os.path.getsize(path) - 8:
+                    raise ValueError(f"a header of {n} bytes in a file of {os.path.getsize(path)}")
                 header = json.loads(f.read(n))
                 data = f.read()
         except (OSError, ValueError) as exc2:
-            raise UserError(f"{path}: not a readable safetensors file ({exc2}); re-save the checkpoint") from exc
+            raise UserError(f"{path}: not a readable safetensors file ({exc2}): copy or download it again, or "
+                            "re-save the checkpoint") from None
+        if not isinstance(header, dict):
+            raise UserError(f"{path}: not a safetensors file (no tensor table): copy or download it again") from exc
         out = {}
         for name, info in header.items():
             if name == "__metadata__":
                 continue
             start, end = info["data_offsets"]
+            if end > len(data):
+                raise UserError(f"{path}: truncated ({8 + n + len(data)} bytes, tensor {name} ends at byte "
+                                f"{8 + n + end}): copy or download the file again, or re-train the model") from None
             dt = info["dtype"]
             if dt == "BF16":
                 arr = _bf16_to_f32(np.frombuffer(data[start:end], dtype="<u2"))
