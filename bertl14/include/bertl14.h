@@ -34,18 +34,14 @@ typedef enum {
     BERTL14_ERR_NO_TAGGER = -10,       /**< model has no token classification (tagging) head */
 } bertl14_status_t;
 
-/** Element types of a tensor view. */
+/** Element types of a tensor view. Like every name of the library's headers they carry the BERTL14_ prefix:
+ *  vendor headers define INT8, INT16 and FLOAT32 themselves. */
 typedef enum {
     BERTL14_INT8 = 0,
     BERTL14_INT16 = 1,
     BERTL14_FLOAT32 = 2,
     BERTL14_INT32 = 3,
 } bertl14_dtype_t;
-
-/* The seed's spellings of the dtypes. */
-#define INT8 BERTL14_INT8
-#define INT16 BERTL14_INT16
-#define FLOAT32 BERTL14_FLOAT32
 
 /** Library configuration (seed 3.2). Fields after vocab_offsets are optional (zero = default). */
 typedef struct {

@@ -70,7 +70,7 @@ def test_config_header_and_manifest(tiny_conv):
     blob = read_model_parts(out / "model.bl14")[0]
     man = json.loads((out / "manifest.json").read_text())
     assert d["BERTL14_MAX_SEQ_LEN"] == "32" and d["BERTL14_PRUNE_HEADS"] == "0"
-    assert d["BERTL14_QUANTIZE_EMBEDDING"] == "INT8" and d["BERTL14_NUM_LABELS"] == "3"
+    assert d["BERTL14_QUANTIZE_EMBEDDING"] == "BERTL14_EMBEDDING_INT8" and d["BERTL14_NUM_LABELS"] == "3"
     assert d["BERTL14_HIDDEN_SIZE"] == "32" and d["BERTL14_NUM_LAYERS"] == "2"
     assert int(d["BERTL14_WORK_BUFFER_SIZE"].rstrip("u")) == workbuf.required_work_buffer_size(blob, 32) > 0
     assert man["work_buffer_bytes"] == workbuf.required_work_buffer_size(blob, 32)
@@ -97,7 +97,42 @@ def test_pruned_and_int4_shapes(tiny, tmp_path):
     assert [len(h) for h in man["heads_kept"]] == [3, 3]
     d = defines(tmp_path / "p" / "bertl14_config.h")
     assert (d["BERTL14_PRUNE_HEADS"], d["BERTL14_HEADS_KEPT"]) == ("1", "3")
-    assert d["BERTL14_QUANTIZE_EMBEDDING"] == "INT4" and d["BERTL14_EMBEDDING_BITS"] == "4"
+    assert d["BERTL14_QUANTIZE_EMBEDDING"] == "BERTL14_EMBEDDING_INT4" and d["BERTL14_EMBEDDING_BITS"] == "4"
+    compile_next_to_vendor_types(tmp_path / "p", 4)
+
+
+# A vendor header's own types (board support packages typedef these names), then the library's headers: every
+# name they define carries the BERTL14_ prefix, and the embedding macros work in #if.
+VENDOR_TYPES_C = r"""
+typedef signed char INT8;
+typedef short INT16;
+typedef float FLOAT32;
+typedef signed char INT4;
+#include "bertl14.h"
+#include "bertl14_config.h"
+#if BERTL14_QUANTIZE_EMBEDDING == BERTL14_EMBEDDING_INT4
+#define SEEN_BITS 4
+#elif BERTL14_QUANTIZE_EMBEDDING == BERTL14_EMBEDDING_INT8
+#define SEEN_BITS 8
+#endif
+typedef char bits_agree[SEEN_BITS == BERTL14_EMBEDDING_BITS && SEEN_BITS == EXPECT_BITS ? 1 : -1];
+INT8 a8; INT16 a16; FLOAT32 af; INT4 a4;
+bertl14_dtype_t dtype = BERTL14_INT8;
+"""
+
+
+def compile_next_to_vendor_types(model_out, bits):
+    from bertl14_tools import cbuild
+    src = model_out / "vendor_types.c"
+    src.write_text(VENDOR_TYPES_C)
+    r = subprocess.run([cbuild.compiler(), "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                        f"-DEXPECT_BITS={bits}", f"-I{REPO / 'bertl14' / 'include'}", f"-I{model_out}", str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_generated_config_next_to_vendor_types(tiny_conv):
+    compile_next_to_vendor_types(tiny_conv / "a", 8)
 
 
 def test_trimmed_shapes_and_flash_saved(tiny, tmp_path):
