@@ -935,13 +935,9 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def read_jsonl(path) -> list[dict]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not JSON lines ({exc.msg} at line {exc.lineno})") from exc
+    """The objects of a JSON-lines file (textio.read_jsonl: UTF-8, errors naming file:line)."""
+    from .textio import read_jsonl as read
+    return read(path)
 
 
 def write_dataset(ds: Dataset, out: Path) -> None:
