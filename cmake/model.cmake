@@ -3,8 +3,9 @@
 # An application that runs inference sets BERTL14_APP_USES_MODEL ON and calls this. The build runs
 #   bertl14 convert --model <CONFIG_BERTL14_MODEL_DIR> --out <build>/generated/model
 #                   --max-seq-len <CONFIG_BERTL14_MAX_SEQ_LEN> --prune-heads <CONFIG_BERTL14_PRUNE_HEADS>
-#                   --embedding int8|int4 --target-arch cortex-m7|cortex-m4|host
-# whenever .config or the model folder changes, so .config stays the single source of truth; then
+#                   --embedding int8|int4 --target-arch cortex-m7|cortex-m4|host --board <BOARD>
+# whenever .config or the model folder changes, so .config stays the single source of truth (--board: a model
+# whose data or work buffer cannot fit the board's memory stops the build here, with the numbers); then
 # adds the generated bertl14_weights.c / bertl14_vocab.c and links the `bertl14` library target
 # (bertl14/CMakeLists.txt), compiled with the same CPU flags through the toolchain file.
 function(bertl14_add_model target)
@@ -30,6 +31,10 @@ function(bertl14_add_model target)
     set(_convert ${BERTL14_CLI})
   endif()
   set(_out ${BERTL14_GENERATED_DIR}/model)
+  set(_board_arg)
+  if(BOARD)
+    set(_board_arg --board ${BOARD})
+  endif()
   file(GLOB_RECURSE _model_files CONFIGURE_DEPENDS "${_model}/*")
   # The converter rewrites a generated file only when its bytes change (so an unchanged model does not
   # recompile) and touches manifest.json on every run: manifest.json is the step's stamp.
@@ -39,7 +44,7 @@ function(bertl14_add_model target)
                ${_out}/bertl14_label_slots.c
     COMMAND ${_convert} convert --model ${_model} --out ${_out}
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
-            --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH}
+            --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH} ${_board_arg}
     DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG}
     COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH}"
     VERBATIM)

@@ -44,11 +44,13 @@ class ConvertOptions:
     act_scale: str = "per-token"       # per-token | per-tensor
     smoothing: str = "on"              # on | off
     target_arch: str = "cortex-m7"
+    board: str | None = field(default=None, compare=False)   # check the fit against this board's memory
     progress: bool = field(default=True, compare=False)
 
     def public(self) -> dict:
         d = asdict(self)
         d.pop("progress")
+        d.pop("board")
         for k in ("calibration", "vocab_corpus"):  # file names only: no machine-specific paths
             d[k] = Path(d[k]).name if d[k] else None
         return d
@@ -285,6 +287,9 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
     have = {k: man["options"][k] for k in SHAPE_OPTIONS}
     want = {k: getattr(opts, k) for k in SHAPE_OPTIONS}
     if have == want:
+        if opts.board:
+            from . import board_fit
+            board_fit.check(opts.board, man["flash_bytes"]["total"], man["work_buffer_bytes"])
         if src.resolve() != out_dir.resolve():
             out_dir.mkdir(parents=True, exist_ok=True)
             for name in OUTPUT_FILES[:-1]:
@@ -417,6 +422,10 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
                              dtype=np.uint32)
     vocab_bytes = vocab_words.astype("<u4").tobytes()
     work_bytes = int(workbuf.work_buffer_size(qm, opts.max_seq_len))
+    if opts.board:   # before the C sources: a model that cannot fit stops here, not at the link
+        from . import board_fit
+        board_fit.check(opts.board, len(blob) + len(vocab_bytes), work_bytes,
+                        f" (weights {len(blob):,} + vocabulary {len(vocab_bytes):,})")
 
     step("write C sources")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -570,6 +579,9 @@ def add_convert_arguments(p: argparse.ArgumentParser) -> None:
                    help="per-channel smoothing folded into the weights (default on)")
     p.add_argument("--target-arch", default=d.target_arch, choices=list(TARGET_ARCHS),
                    help="target core (recorded; the weights are the same for all)")
+    p.add_argument("--board", metavar="BOARD",
+                   help="fail, with the numbers, when the model's data or work buffer cannot fit this board's flash "
+                        "or RAM (board.yml; `west boards`); without it, a warning when it fits no board")
     ui.add_output_options(p, 'print the result as one JSON object ({"out", "flash_bytes", "work_buffer_bytes", '
                              '"max_seq_len", ...}) instead of the summary line')
     p.add_argument("--no-progress", dest="quiet", action="store_true", help=argparse.SUPPRESS)  # older name of -q
@@ -579,7 +591,7 @@ def options_from_args(args) -> ConvertOptions:
     return ConvertOptions(max_seq_len=args.max_seq_len, quantize=args.quantize, embedding=args.embedding,
                           prune_heads=args.prune_heads, calibration=args.calibration, vocab=args.vocab,
                           vocab_corpus=args.vocab_corpus, act_scale=args.act_scale, smoothing=args.smoothing,
-                          target_arch=args.target_arch,
+                          target_arch=args.target_arch, board=args.board,
                           progress=not args.quiet and sys.stderr.isatty())  # no bars in logs
 
 
@@ -590,20 +602,41 @@ def summary_line(out: Path, manifest: dict) -> str:
 
 
 def run(args) -> int:
+    from . import board_fit
+    if args.board:
+        board_fit.needs(args.board, 0, 0)    # an unknown board is an error before any work
     manifest = convert(args.model, args.out, options_from_args(args))
     print_result(args, manifest)
     return 0
 
 
+def board_fit_result(args, manifest: dict) -> tuple[list[dict] | None, str | None]:
+    """(the --board fit rows, a warning when the model fits no board)."""
+    from . import board_fit
+    flash, work = manifest["flash_bytes"]["total"], manifest["work_buffer_bytes"]
+    if args.board:
+        return board_fit.needs(args.board, flash, work), None
+    return None, board_fit.no_board_warning(flash, work)
+
+
 def print_result(args, manifest: dict) -> None:
     """The summary line, or with --json one object."""
+    fit, warning = board_fit_result(args, manifest)
+    if warning:
+        print(f"bertl14 convert: warning: {warning}", file=sys.stderr)
     if args.json:
         from .ui import emit_json
         emit_json({"out": str(args.out), "model": manifest.get("model"), "flash_bytes": manifest["flash_bytes"],
                    "work_buffer_bytes": manifest["work_buffer_bytes"], "max_seq_len": manifest["max_seq_len"],
-                   "min_score_milli": manifest.get("min_score_milli"), "heads_kept": manifest.get("heads_kept")})
+                   "min_score_milli": manifest.get("min_score_milli"), "heads_kept": manifest.get("heads_kept"),
+                   **({"board": args.board, "board_fit": fit} if args.board else {})})
     else:
         print(summary_line(Path(args.out), manifest))
+        if fit:
+            from .board_fit import describe
+            print(f"fits {args.board}: {describe(fit)} (the firmware's code and data come on top)")
+        elif args.board:
+            print(f"{args.board} has no memory table (board.yml): nothing to check")
 
 
 def register(subparsers) -> None:

@@ -35,3 +35,25 @@ def test_host_build_converts_with_kconfig_values_and_runs(tmp_path, tiny_model):
     proc = west("build", "-d", str(b), "--", "-DCONFIG_BERTL14_MAX_SEQ_LEN=24")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     assert "#define BERTL14_MAX_SEQ_LEN 24" in (b / "generated" / "model" / "bertl14_config.h").read_text()
+
+
+def test_a_model_too_big_for_the_board_stops_the_build_at_the_conversion(tmp_path):
+    """The build passes its board to the converter: a model with more data than the board's flash (board.yml) fails
+    with the numbers before its C sources are written, not at the link."""
+    from testsupport import require_arm
+    require_arm()
+    sys.path.insert(0, str(REPO / "tests" / "convert"))
+    from cvt_util import CALIB, TINY_VOCAB, write_tiny_bert
+    big = write_tiny_bert(tmp_path / "big", layers=1, hidden=256, heads=4, intermediate=64, positions=32,
+                          vocab=TINY_VOCAB + [f"w{i:05d}" for i in range(17_000)], calibration=CALIB)
+    b = tmp_path / "b"
+    proc = west("build", "-b", "mps2_an500", "-d", str(b), str(REPO / "tests/build/model_app"), "--",
+                f"-DCONFIG_BERTL14_MODEL_DIR={big}", "-DCONFIG_APP_RTOS_NONE=y",
+                env={"BERTL14_MODULES_DIR": str(tmp_path / "no-modules")})
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "bertl14 convert: error: the model does not fit mps2_an500: its model data needs " in out, out[-3000:]
+    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    from bertl14_west.boards import find_board
+    assert f"but mps2_an500's FLASH has {find_board('mps2_an500').flash_region['size']:,} B" in out
+    assert not (b / "generated" / "model" / "bertl14_weights.c").exists()
