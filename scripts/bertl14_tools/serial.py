@@ -711,30 +711,93 @@ def _line_editing():
     return save
 
 
-def _drain(dev: Device, out: ConsoleOutput) -> None:
-    """Print what the device said on its own since the last answer (a board's reset, its banner)."""
-    timeout = dev.ser.timeout
-    dev.ser.timeout = 0.05
-    try:
-        while True:
-            raw = dev.ser.readline()
-            if not raw:
+class PromptLink:
+    """The serial link under the console's prompt. A reader thread takes every line the device prints: while an
+    answer is awaited (from the write of a line until `answered()`) the lines go to the Device reading it, and
+    otherwise they are shown at once above the prompt (a board's banner after a reset). Device uses it as its
+    `ser` (readline, write, timeout)."""
+
+    def __init__(self, ser, show):
+        import queue
+        import threading
+        self.ser, self.show = ser, show
+        self.timeout = ser.timeout
+        self.lines: queue.Queue = queue.Queue()
+        self.awaiting = False
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.ser.timeout = 0.1
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        part = b""
+        while not self.stop.is_set():
+            try:
+                raw = self.ser.readline()
+            except Exception:   # the link went away: the next read reports it
+                self.lines.put(b"")
                 return
-            out.unsolicited(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-    finally:
-        dev.ser.timeout = timeout
+            part += raw
+            if not part.endswith(b"\n"):
+                continue
+            with self.lock:
+                if self.awaiting:
+                    self.lines.put(part)
+                else:
+                    self.show(part.decode("utf-8", errors="replace").rstrip("\r\n"))
+            part = b""
+
+    def readline(self) -> bytes:
+        import queue
+        try:
+            return self.lines.get(timeout=self.timeout)
+        except queue.Empty:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            self.awaiting = True
+        self.ser.write(data)
+
+    def answered(self) -> None:
+        """The answer was read: what else comes is the device's own."""
+        with self.lock:
+            self.awaiting = False
+            while not self.lines.empty():
+                self.show(self.lines.get().decode("utf-8", errors="replace").rstrip("\r\n"))
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(1)
+        self.ser.timeout = self.timeout
 
 
 def _interactive(dev: Device, out: ConsoleOutput) -> int:
-    """A prompt with line editing and history (readline): each line typed is sent, its answer printed.
-    Ctrl-D quits; Ctrl-C abandons the line being typed."""
+    """A prompt with line editing and history (readline): each line typed is sent, its answer printed; what the
+    device prints on its own shows above the prompt. Ctrl-D quits; Ctrl-C abandons the line being typed."""
     save = _line_editing()
+    prompt = "" if out.json else PROMPT
+
+    def show(line: str) -> None:   # above the line being typed, which is drawn again
+        sys.stdout.write("\r\x1b[K")
+        out.unsolicited(line)
+        if prompt:
+            try:
+                import readline
+                typed = readline.get_line_buffer()
+            except ImportError:
+                typed = ""
+            sys.stdout.write(prompt + typed)
+        sys.stdout.flush()
+
+    link = PromptLink(dev.ser, show)
+    dev.ser = link
     print("type a sentence or :help; up/down recall earlier lines; Ctrl-D quits", file=sys.stderr)
     try:
         while True:
-            _drain(dev, out)
             try:
-                line = input(PROMPT)
+                line = input(prompt)
             except EOFError:
                 print(file=sys.stderr)
                 return 0
@@ -747,15 +810,20 @@ def _interactive(dev: Device, out: ConsoleOutput) -> int:
                 continue
             if not line.strip():
                 continue
+            raw = line.encode("utf-8", "surrogateescape")
             try:
-                ans = dev.ask(line.encode("utf-8", "surrogateescape"))
+                ans = dev.ask(raw)
             except ProtocolError as exc:   # the next line still works
+                link.answered()
                 out.problem(f"protocol error: {exc}")
                 continue
             if ans.line.startswith("ok dump="):
                 dev.dump = ans.line == "ok dump=on"
-            out.answer(ans, line.encode("utf-8", "surrogateescape"))
+            out.answer(ans, raw)
+            link.answered()
     finally:
+        link.close()
+        dev.ser = link.ser
         if save:
             save()
 
