@@ -164,6 +164,8 @@ bertl14_status_t intent_init(void)
         .work_buffer_size = sizeof work_buffer,
         .weights_ptr = bertl14_weights,
         .vocab_offsets = bertl14_vocab_offsets,
+        .weights_size = BERTL14_WEIGHTS_SIZE,
+        .vocab_offsets_size = BERTL14_VOCAB_SECTION_SIZE,
     };
     intent_lock();
     bertl14_status_t st = bertl14_init(&config);

@@ -32,6 +32,12 @@ typedef enum {
     BERTL14_ERR_NO_CLASSIFIER = -8,    /**< model has no pooler + classifier head */
     BERTL14_ERR_INVALID_TOKEN = -9,    /**< a token id is outside the vocabulary */
     BERTL14_ERR_NO_TAGGER = -10,       /**< model has no token classification (tagging) head */
+    /* Model data checks of bertl14_init (docs/model-format.md, "Checks"): the first failing check answers. */
+    BERTL14_ERR_MODEL_FORMAT = -11,    /**< not model data of this format version (magic, version, flags, alignment) */
+    BERTL14_ERR_MODEL_SIZE = -12,      /**< the data's length (weights_size, vocab_offsets_size) is not the length it declares */
+    BERTL14_ERR_MODEL_CORRUPT = -13,   /**< checksum mismatch: the data was changed after conversion */
+    BERTL14_ERR_MODEL_LAYOUT = -14,    /**< a section or table outside the data, out of order, or not the size the dimensions need */
+    BERTL14_ERR_MODEL_RANGE = -15,     /**< a dimension or quantization parameter outside the range the kernels are exact for */
 } bertl14_status_t;
 
 /** Element types of a tensor view. Like every name of the library's headers they carry the BERTL14_ prefix:
@@ -43,7 +49,7 @@ typedef enum {
     BERTL14_INT32 = 3,
 } bertl14_dtype_t;
 
-/** Library configuration (seed 3.2). Fields after vocab_offsets are optional (zero = default). */
+/** Library configuration (seed 3.2, plus the model data's sizes). Every field is required. */
 typedef struct {
     uint32_t max_seq_len;          /**< longest sequence incl. [CLS] and [SEP]; 1..512 and <= the model's positions */
     uint32_t vocab_size;           /**< must equal the model's vocabulary size (checked) */
@@ -51,6 +57,8 @@ typedef struct {
     uint32_t work_buffer_size;     /**< bytes at work_buffer_ptr */
     const int16_t *weights_ptr;    /**< the converter's bertl14_weights[] (flash) */
     const uint32_t *vocab_offsets; /**< the converter's bertl14_vocab_offsets[] (first-byte index; vocabulary follows) */
+    uint32_t weights_size;         /**< bytes at weights_ptr (BERTL14_WEIGHTS_SIZE): nothing past them is read */
+    uint32_t vocab_offsets_size;   /**< bytes at vocab_offsets (BERTL14_VOCAB_SECTION_SIZE): nothing past them is read */
 } bertl14_config_t;
 
 /** A view into the work buffer (seed 2.2): no data is copied. */
@@ -123,8 +131,11 @@ typedef struct {
 
 /* ---- seed-style calls (one default context set up by bertl14_init) ----------------------- */
 
-/** Validate the configuration and the model data and plan the work buffer (seed 3.1).
- *  @return BERTL14_OK, BERTL14_ERR_NULL_POINTER, BERTL14_ERR_INVALID_CONFIG, BERTL14_ERR_BUFFER_TOO_SMALL */
+/** Validate the configuration and the model data and plan the work buffer (seed 3.1). Every byte of both
+ *  arrays is checked once (sizes, checksums, section table, dimensions, parameter ranges: docs/model-format.md,
+ *  "Checks"), so no later call reads outside them or runs a kernel outside its proven range.
+ *  @return BERTL14_OK, BERTL14_ERR_NULL_POINTER, BERTL14_ERR_INVALID_CONFIG (config disagrees with the model),
+ *          BERTL14_ERR_MODEL_FORMAT, _SIZE, _CORRUPT, _LAYOUT, _RANGE (the model data), BERTL14_ERR_BUFFER_TOO_SMALL */
 bertl14_status_t bertl14_init(const bertl14_config_t *config);
 
 /** WordPiece tokenization: [CLS] ... [SEP] ids into tokens (capacity max_tokens).
@@ -209,9 +220,9 @@ bertl14_status_t bertl14_ctx_dims(const bertl14_ctx_t *ctx, bertl14_dims_t *dims
 
 /* ---- sizing and diagnostics --------------------------------------------------------------- */
 
-/** Exact work-buffer bytes bertl14_init needs for this model at max_seq_len (0 if the weights
- *  are not a bertl14 model or max_seq_len is out of range). */
-uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t max_seq_len);
+/** Exact work-buffer bytes bertl14_init needs for this model at max_seq_len (0 if the weights_size bytes at
+ *  weights fail bertl14_init's checks of the weights or max_seq_len is out of range). */
+uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t weights_size, uint32_t max_seq_len);
 
 /** A short English description of a status code. */
 const char *bertl14_status_str(bertl14_status_t status);

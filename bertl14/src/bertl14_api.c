@@ -28,6 +28,11 @@ const char *bertl14_status_str(bertl14_status_t status)
     case BERTL14_ERR_NO_CLASSIFIER: return "model has no classifier head";
     case BERTL14_ERR_INVALID_TOKEN: return "token id outside the vocabulary";
     case BERTL14_ERR_NO_TAGGER: return "model has no token tagging head";
+    case BERTL14_ERR_MODEL_FORMAT: return "model data not in this version's format: convert the model again";
+    case BERTL14_ERR_MODEL_SIZE: return "model data size is not weights_size / vocab_offsets_size of the config";
+    case BERTL14_ERR_MODEL_CORRUPT: return "model data checksum mismatch: convert and flash the model again";
+    case BERTL14_ERR_MODEL_LAYOUT: return "model data sections do not match its dimensions: convert it again";
+    case BERTL14_ERR_MODEL_RANGE: return "model dimension or parameter out of range (docs/model-format.md)";
     }
     return "unknown status";
 }

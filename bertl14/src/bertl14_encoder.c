@@ -47,14 +47,14 @@ void bertl14_plan(const bertl14_dims_t *dims, uint32_t n, bertl14_plan_t *p)
     p->total = off;
 }
 
-uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t max_seq_len)
+uint32_t bertl14_required_work_buffer_size(const int16_t *weights, uint32_t weights_size, uint32_t max_seq_len)
 {
     bertl14_dims_t dims;
     bertl14_plan_t plan;
     if (!weights || max_seq_len == 0 || max_seq_len > BERTL14_MAX_SEQ) {
         return 0;
     }
-    if (bertl14_model_parse(weights, &dims) != BERTL14_OK || max_seq_len > dims.max_position) {
+    if (bertl14_model_parse(weights, weights_size, &dims) != BERTL14_OK || max_seq_len > dims.max_position) {
         return 0;
     }
     bertl14_plan(&dims, max_seq_len, &plan);
@@ -70,7 +70,7 @@ bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *co
     if (!config->work_buffer_ptr || !config->weights_ptr || !config->vocab_offsets) {
         return BERTL14_ERR_NULL_POINTER;
     }
-    bertl14_status_t st = bertl14_model_parse(config->weights_ptr, &ctx->dims);
+    bertl14_status_t st = bertl14_model_parse(config->weights_ptr, config->weights_size, &ctx->dims);
     if (st != BERTL14_OK) {
         return st;
     }
@@ -79,8 +79,11 @@ bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *co
         ((uintptr_t)config->work_buffer_ptr & 3u)) {
         return BERTL14_ERR_INVALID_CONFIG;
     }
-    if (bertl14_tokenizer_validate(config->vocab_offsets) != BERTL14_OK ||
-        bertl14_tokenizer_vocab_size(config->vocab_offsets) != ctx->dims.vocab_size) {
+    st = bertl14_tokenizer_validate(config->vocab_offsets, config->vocab_offsets_size);
+    if (st != BERTL14_OK) {
+        return st;
+    }
+    if (bertl14_tokenizer_vocab_size(config->vocab_offsets) != ctx->dims.vocab_size) {
         return BERTL14_ERR_INVALID_CONFIG;                                     /* not this model's vocabulary */
     }
     bertl14_plan(&ctx->dims, config->max_seq_len, &ctx->plan);

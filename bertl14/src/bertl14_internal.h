@@ -63,7 +63,8 @@ typedef struct {
 #define BERTL14_FLAG_CLASSIFIER 8u
 #define BERTL14_FLAG_TAGGER 16u
 #define BERTL14_MAX_TAGS 256u           /* tag ids are uint8_t */
-bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dims);
+/* every check of docs/model-format.md on the size bytes at weights; dims filled on BERTL14_OK */
+bertl14_status_t bertl14_model_parse(const int16_t *weights, uint32_t size, bertl14_dims_t *dims);
 void bertl14_model_layer(const int16_t *weights, const bertl14_dims_t *dims, uint32_t l, bertl14_layer_t *layer);
 void bertl14_model_head(const int16_t *weights, const bertl14_dims_t *dims, bertl14_head_t *head);
 int32_t bertl14_model_output_frac_bits(const int16_t *weights, const bertl14_dims_t *dims);

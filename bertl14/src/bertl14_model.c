@@ -1,5 +1,6 @@
-/* Reading the weights blob (docs/model-format.md, version 1): header check and section lookup.
- * Nothing is copied: every tensor is a pointer into the caller's (flash) array. */
+/* Reading the weights blob (docs/model-format.md, version 2): the checks of every byte at init (size, checksum,
+ * section table against the dimensions, parameter ranges) and section lookup. Nothing is copied: every tensor is
+ * a pointer into the caller's (flash) array. */
 /* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
  * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -8,13 +9,17 @@
 #include <string.h>
 
 #include "bertl14_internal.h"
+#include "bertl14_vocab_section.h"
 
 #define MAGIC 0x34314C42u /* "BL14" */
-#define HEADER_WORDS 16u
+#define FORMAT_VERSION 2u
+#define HEADER_BYTES 64u
 #define GLOBAL_SECTIONS 7u
 #define LAYER_SECTIONS 32u
 #define TAIL_SECTIONS 9u
 #define TAGGER_SECTIONS 5u /* optional, after the tail: token classifier w, mult, shift, bias, tag names */
+#define NAMES UINT64_MAX   /* section_bytes: a names section (its size is checked by names_ok) */
+#define ROW_ABS_SUM_MAX 16909320u /* (2^31 - 1) / 127: 127 * sum |w| of a row stays an int32 accumulator */
 
 static uint32_t word(const int16_t *blob, uint32_t i)
 {
@@ -35,24 +40,155 @@ static const void *section(const int16_t *blob, uint32_t s, uint32_t *size)
 
 static const int32_t *params(const int16_t *blob, uint32_t s) { return (const int32_t *)section(blob, s, NULL); }
 
-/* section s holds exactly n NUL-terminated names (the name lookups walk them) */
+/* section s holds exactly n NUL-terminated UTF-8 names (the name lookups walk them) */
 static int names_ok(const int16_t *blob, uint32_t s, uint32_t n)
 {
-    uint32_t size, nuls = 0;
-    const char *names = (const char *)section(blob, s, &size);
-    for (uint32_t i = 0; i < size; i++) {
-        nuls += names[i] == 0;
+    uint32_t size, i = 0, cp;
+    const uint8_t *names = (const uint8_t *)section(blob, s, &size);
+    if (size && names[size - 1u]) {
+        return 0;
     }
-    return nuls == n && (size == 0 || names[size - 1u] == 0);
+    while (i < size) {                                  /* stops at each NUL: the last byte is one */
+        const uint32_t len = names[i] ? bertl14_utf8_decode(names + i, &cp) : 1u;
+        if (len == 0) {
+            return 0;
+        }
+        n -= names[i] == 0;
+        i += len;
+    }
+    return n == 0;
 }
 
-bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dims)
+/* the six linears of a layer (q k v o i o2): out, in as indices of {H, A*d, I} */
+static const uint8_t k_layer_linears[6] = {0x10, 0x10, 0x10, 0x01, 0x20, 0x02};
+
+/* bytes of section s as the dimensions fix them (docs/model-format.md), NAMES for a names section */
+static uint64_t section_bytes(const bertl14_dims_t *m, uint32_t s)
+{
+    const uint32_t H = m->hidden, tail = GLOBAL_SECTIONS + LAYER_SECTIONS * m->num_layers;
+    const uint32_t d3[3] = {H, m->max_heads_kept * m->head_dim, m->intermediate};
+    uint32_t out, in, k;
+    if (s < GLOBAL_SECTIONS) {                          /* word_q (INT4: half), word_scale, pos_q, pos_scale, ... */
+        const uint64_t V = m->vocab_size, P = m->max_position;
+        const uint64_t g[GLOBAL_SECTIONS] = {V * H >> (m->flags & BERTL14_FLAG_INT4), 2u * V, P * H, 2u * P, 32u,
+                                             2u * H, 4u * H};
+        return g[s];
+    }
+    if (s < tail) {
+        k = (s - GLOBAL_SECTIONS) % LAYER_SECTIONS;
+        if (k == 0) {
+            return 64u;                                 /* params */
+        }
+        if (k >= 25u) {                                 /* ln1_gamma ln1_beta ln2_gamma ln2_beta res1_u res2_u gelu_ism */
+            return (k == 26u || k == 28u ? 4u : 2u) * (k == 31u ? d3[2] : H);
+        }
+        out = d3[k_layer_linears[(k - 1u) / 4u] >> 4];
+        in = d3[k_layer_linears[(k - 1u) / 4u] & 15u];
+        k = (k - 1u) % 4u;
+    } else {
+        k = s - tail;                                   /* pooler, classifier, labels, tagger, tags */
+        if (k == 8u || k == 13u) {
+            return NAMES;
+        }
+        out = k < 4u ? (m->num_labels ? H : 0u) : (k < 8u ? m->num_labels : m->num_tags);
+        in = H;
+        k = (k - (k > 8u)) % 4u;
+    }
+    return k == 0 ? 2u * (uint64_t)out * in : (k == 3u ? 4u : 2u) * (uint64_t)out; /* w, mult, shift, bias */
+}
+
+/* out rows of linear section s: mult in [2^14, 2^15), shift in [1, 62], 127 * sum |w| < 2^31 */
+static int linear_ok(const int16_t *blob, uint32_t s, uint32_t out, uint32_t in)
+{
+    const int16_t *w = (const int16_t *)section(blob, s, NULL);
+    const int16_t *mult = (const int16_t *)section(blob, s + 1u, NULL), *shift = (const int16_t *)section(blob, s + 2u, NULL);
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < in; i++) {
+            sum += (uint32_t)(w[i] < 0 ? -w[i] : w[i]);  /* <= 16384 * 32768: no wrap */
+        }
+        if (mult[o] < (1 << 14) || shift[o] < 1 || shift[o] > 62 || sum > ROW_ABS_SUM_MAX) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* n uint16 factors of section s in 1..65535 (smoothing: 4096 is the identity) */
+static int factors_ok(const int16_t *blob, uint32_t s, uint32_t n)
+{
+    const uint16_t *u = (const uint16_t *)section(blob, s, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        if (u[i] == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
+
+/* exponents of a LayerNorm (f_g, f_out, eps_q at p): g_shift = 12 + f_g - f_out for the kernel */
+static int ln_ok(const int32_t *p)
+{
+    return in_range(p[0], -31, 31) && in_range(p[1], -31, 31) && in_range(12 + p[0] - p[1], -3, 62) && p[2] >= 1;
+}
+
+/* parameters of the kernels' proven ranges (docs/model-format.md, "Checks", ranges) */
+static int params_ok(const int16_t *blob, const bertl14_dims_t *m)
+{
+    const uint32_t H = m->hidden, tail = GLOBAL_SECTIONS + LAYER_SECTIONS * m->num_layers;
+    const uint32_t d3[3] = {H, m->max_heads_kept * m->head_dim, m->intermediate};
+    const int32_t *e = params(blob, 4);                 /* f_e word_shift pos_shift f_g f_out eps_q */
+    int32_t f_h = e[4];
+    if (!in_range(e[0], -31, 31) || !in_range(e[1], -7, 62) || !in_range(e[2], -7, 62) || !ln_ok(e + 3)) {
+        return 0;
+    }
+    for (uint32_t l = 0; l < m->num_layers; l++) {
+        const uint32_t b = GLOBAL_SECTIONS + LAYER_SECTIONS * l;
+        const int32_t *p = params(blob, b);             /* f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(...) */
+        for (uint32_t i = 0; i < 6u; i++) {
+            if (!in_range(p[i], -31, 31) || !linear_ok(blob, b + 1u + 4u * i, d3[k_layer_linears[i] >> 4],
+                                                       d3[k_layer_linears[i] & 15u]) ||
+                (i < 3u && !factors_ok(blob, b + 29u + i, i == 2u ? d3[2] : H))) {
+                return 0;
+            }
+        }
+        if (!in_range(p[0] + p[1] + 6, -7, 62) || !in_range(f_h + 20 - p[3], -22, 62) || !in_range(p[4], 0, 12) ||
+            !ln_ok(p + 6) || !in_range(p[7] + 20 - p[5], -22, 62) || !ln_ok(p + 9)) {
+            return 0;
+        }
+        f_h = p[10];
+    }
+    return linear_ok(blob, tail, m->num_labels ? H : 0u, H) && linear_ok(blob, tail + 4u, m->num_labels, H) &&
+           (!m->num_tags || linear_ok(blob, tail + TAIL_SECTIONS, m->num_tags, H));
+}
+
+bertl14_status_t bertl14_model_parse(const int16_t *weights, uint32_t size, bertl14_dims_t *dims)
 {
     if (!weights || !dims) {
         return BERTL14_ERR_NULL_POINTER;
     }
-    if (((uintptr_t)weights & 3u) || word(weights, 0) != MAGIC || word(weights, 1) != 1u) {
-        return BERTL14_ERR_INVALID_CONFIG;
+    if (size < HEADER_BYTES) {
+        return BERTL14_ERR_MODEL_SIZE;                  /* not even a header */
+    }
+    if (((uintptr_t)weights & 3u) || word(weights, 0) != MAGIC || word(weights, 1) != FORMAT_VERSION) {
+        return BERTL14_ERR_MODEL_FORMAT;
+    }
+    const uint32_t total = word(weights, 12), words = size / 4u;
+    if (total != size || (size & 3u)) {
+        return BERTL14_ERR_MODEL_SIZE;                  /* truncated, extended, or another array's size */
+    }
+    dims->flags = word(weights, 11);
+    if ((dims->flags & ~31u) || (dims->flags & BERTL14_FLAG_PER_TENSOR)) {
+        return BERTL14_ERR_MODEL_FORMAT;                /* per-tensor activation scales: Python reference only */
+    }
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i + 1u < words; i++) {
+        sum += word(weights, i);
+    }
+    if (sum != word(weights, words - 1u)) {
+        return BERTL14_ERR_MODEL_CORRUPT;               /* the last word is the sum of all the others */
     }
     dims->num_layers = word(weights, 2);
     dims->hidden = word(weights, 3);
@@ -63,31 +199,34 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, bertl14_dims_t *dim
     dims->vocab_size = word(weights, 8);
     dims->max_position = word(weights, 9);
     dims->num_labels = word(weights, 10);
-    dims->flags = word(weights, 11);
     dims->num_tags = word(weights, 15);
     const uint32_t L = dims->num_layers, H = dims->hidden, A = dims->max_heads_kept, d = dims->head_dim;
-    const uint32_t total = word(weights, 12), S = word(weights, 13), table = word(weights, 14), T = dims->num_tags;
-    const uint32_t tail = GLOBAL_SECTIONS + LAYER_SECTIONS * L;
-    if (L == 0 || L > 64 || H == 0 || H > 4096 || (H & 1u) || A == 0 || d == 0 || d > BERTL14_MAX_HEAD_DIM ||
-        A * d > 4096 || dims->intermediate == 0 || dims->intermediate > 16384 || dims->vocab_size == 0 ||
-        dims->max_position == 0 || dims->num_labels > 4096 || (dims->flags & ~31u) ||
-        (dims->flags & BERTL14_FLAG_PER_TENSOR) ||
-        ((dims->flags & BERTL14_FLAG_CLASSIFIER) != 0) != (dims->num_labels != 0) ||
-        ((dims->flags & BERTL14_FLAG_TAGGER) != 0) != (T != 0) || T > BERTL14_MAX_TAGS ||
-        S != tail + TAIL_SECTIONS + (T ? TAGGER_SECTIONS : 0u) || table != 64u || (total & 3u) ||
-        total < table + 8u * S) {
-        return BERTL14_ERR_INVALID_CONFIG; /* per-tensor activation scales: Python reference only */
+    const uint32_t S = word(weights, 13), table = word(weights, 14), T = dims->num_tags;
+    if (L == 0 || L > 64 || H < 2 || H > 4096 || (H & 1u) || d == 0 || d > BERTL14_MAX_HEAD_DIM || A == 0 ||
+        A > 4096u / d || A > dims->num_heads || dims->intermediate == 0 || dims->intermediate > 16384 ||
+        dims->vocab_size == 0 || dims->vocab_size > 0x7FFFFFFFu || dims->max_position == 0 ||
+        dims->num_labels > 4096 || T > BERTL14_MAX_TAGS) {
+        return BERTL14_ERR_MODEL_RANGE;
     }
-    for (uint32_t s = 0; s < S; s++) {      /* every section inside the blob and aligned */
-        const uint32_t off = word(weights, table / 4u + 2u * s), size = word(weights, table / 4u + 2u * s + 1u);
-        if ((off & 3u) || off > total || size > total - off) {
-            return BERTL14_ERR_INVALID_CONFIG;
+    const uint32_t tail = GLOBAL_SECTIONS + LAYER_SECTIONS * L;
+    if (((dims->flags & BERTL14_FLAG_CLASSIFIER) != 0) != (dims->num_labels != 0) ||
+        ((dims->flags & BERTL14_FLAG_TAGGER) != 0) != (T != 0) ||
+        S != tail + TAIL_SECTIONS + (T ? TAGGER_SECTIONS : 0u) || table != HEADER_BYTES || table + 8u * S > size - 4u) {
+        return BERTL14_ERR_MODEL_LAYOUT;
+    }
+    uint32_t end = table + 8u * S;                      /* sections in table order, after the table, before the checksum */
+    for (uint32_t s = 0; s < S; s++) {
+        const uint32_t off = word(weights, table / 4u + 2u * s), bytes = word(weights, table / 4u + 2u * s + 1u);
+        const uint64_t need = section_bytes(dims, s);
+        if ((off & 3u) || off < end || off > size - 4u || bytes > size - 4u - off || (need != NAMES && bytes != need)) {
+            return BERTL14_ERR_MODEL_LAYOUT;
         }
+        end = off + bytes;
     }
     if (!names_ok(weights, tail + TAIL_SECTIONS - 1u, dims->num_labels) || (T && !names_ok(weights, S - 1u, T))) {
-        return BERTL14_ERR_INVALID_CONFIG;
+        return BERTL14_ERR_MODEL_LAYOUT;
     }
-    return BERTL14_OK;
+    return params_ok(weights, dims) ? BERTL14_OK : BERTL14_ERR_MODEL_RANGE;
 }
 
 static void linear(const int16_t *blob, uint32_t s, uint32_t out, uint32_t in, bertl14_linear_t *lin)

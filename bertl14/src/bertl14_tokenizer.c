@@ -211,9 +211,9 @@ static uint32_t longest_piece(const tok_t *t, const piece_table_t *tab, const ui
             }
             lo = a;
             z = hi; /* first key > c */
-            while (a < z) {
+            while (a < z) {       /* the pieces left have more than k bytes (sorted table: bertl14_tokenizer_validate) */
                 uint32_t m = a + (z - a) / 2u, em = tab->entries[m];
-                if (pool_byte(t->pool, (em >> 8) + k) > c) { z = m; } else { a = m + 1u; }
+                if ((em & 0xFFu) <= k || pool_byte(t->pool, (em >> 8) + k) > c) { z = m; } else { a = m + 1u; }
             }
             hi = a;
         }
@@ -442,53 +442,93 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
     return status;
 }
 
-bertl14_status_t bertl14_tokenizer_validate(const uint32_t *vocab_section)
+/* piece i of a table: pool offset and length of entry e */
+static int piece_cmp(const uint32_t *pool, uint32_t a, uint32_t b)
+{
+    uint32_t la = a & 0xFFu, lb = b & 0xFFu, i;
+    for (i = 0u; i < la && i < lb; i++) {
+        uint32_t x = pool_byte(pool, (a >> 8) + i), y = pool_byte(pool, (b >> 8) + i);
+        if (x != y) {
+            return x < y ? -1 : 1;
+        }
+    }
+    return la < lb ? -1 : (la > lb ? 1 : 0);
+}
+
+/* a piece table as longest_piece reads it: entries inside the pool, strictly sorted bytewise, each in the
+ * bucket of its first byte, ids inside the vocabulary */
+static int table_ok(const uint32_t *section, const uint32_t *hdr, uint32_t index, uint32_t entries, uint32_t ids,
+                    uint32_t n)
+{
+    const uint32_t *pool = section + hdr[HDR_POOL];
+    piece_table_t t;
+    uint32_t i;
+    t.index = section + index;
+    t.entries = section + entries;
+    t.ids = section + ids;
+    t.n = n;
+    for (i = 0u; i < 256u; i++) {                 /* first-byte index non-decreasing, inside the table */
+        if (t.index[i] > n || (i > 0u && t.index[i] < t.index[i - 1u])) {
+            return 0;
+        }
+    }
+    for (i = 0u; i < n; i++) {
+        uint32_t e = t.entries[i], b;
+        if ((e & 0xFFu) == 0u || (e >> 8) > hdr[HDR_POOL_BYTES] || (e & 0xFFu) > hdr[HDR_POOL_BYTES] - (e >> 8)) {
+            return 0;
+        }
+        b = pool_byte(pool, e >> 8);
+        if (i < t.index[b] || (b < 255u && i >= t.index[b + 1u]) || piece_id(&t, i, hdr[HDR_FLAGS]) >= hdr[HDR_VOCAB_SIZE] ||
+            (i > 0u && piece_cmp(pool, t.entries[i - 1u], e) >= 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+bertl14_status_t bertl14_tokenizer_validate(const uint32_t *vocab_section, uint32_t size)
 {
     const uint32_t *hdr;
     uint32_t i, sum = 0u, total;
     if (vocab_section == NULL) {
         return BERTL14_ERR_NULL_POINTER;
     }
+    if (size < 4u * (BERTL14_VOCAB_INDEX_WORDS + (uint32_t)HEADER_WORDS) || (size & 3u)) {
+        return BERTL14_ERR_MODEL_SIZE;                /* not even the index and the header */
+    }
     hdr = header_of(vocab_section);
-    if (hdr == NULL || !header_ok(hdr)) {
-        return BERTL14_ERR_INVALID_CONFIG;
+    if (hdr == NULL) {
+        return BERTL14_ERR_MODEL_FORMAT;
     }
     total = hdr[HDR_TOTAL_WORDS];
+    if (total != size / 4u) {
+        return BERTL14_ERR_MODEL_SIZE;
+    }
     for (i = 0u; i < total; i++) {
         sum += vocab_section[i];
     }
     if (sum - hdr[HDR_CHECKSUM] != hdr[HDR_CHECKSUM]) {
-        return BERTL14_ERR_INVALID_CONFIG;
+        return BERTL14_ERR_MODEL_CORRUPT;
     }
-    /* first-byte indexes non-decreasing and inside their tables */
-    for (i = 0u; i < 256u; i++) {
-        const uint32_t *cont = vocab_section + hdr[HDR_CONT_INDEX];
-        if (vocab_section[i] > hdr[HDR_N_START] || cont[i] > hdr[HDR_N_CONT] ||
-            (i > 0u && (vocab_section[i] < vocab_section[i - 1u] || cont[i] < cont[i - 1u]))) {
-            return BERTL14_ERR_INVALID_CONFIG;
-        }
-    }
-    /* pieces inside the pool */
-    for (i = 0u; i < hdr[HDR_N_START] + hdr[HDR_N_CONT]; i++) {
-        uint32_t e = i < hdr[HDR_N_START] ? vocab_section[hdr[HDR_START_ENTRIES] + i]
-                                          : vocab_section[hdr[HDR_CONT_ENTRIES] + i - hdr[HDR_N_START]];
-        if ((e & 0xFFu) == 0u || (e >> 8) > hdr[HDR_POOL_BYTES] || (e & 0xFFu) > hdr[HDR_POOL_BYTES] - (e >> 8)) {
-            return BERTL14_ERR_INVALID_CONFIG;
-        }
+    if (!header_ok(hdr) || (hdr[HDR_PAD_ID] != NO_ID && hdr[HDR_PAD_ID] >= hdr[HDR_VOCAB_SIZE]) ||
+        (hdr[HDR_MASK_ID] != NO_ID && hdr[HDR_MASK_ID] >= hdr[HDR_VOCAB_SIZE]) ||
+        !table_ok(vocab_section, hdr, 0u, hdr[HDR_START_ENTRIES], hdr[HDR_START_IDS], hdr[HDR_N_START]) ||
+        !table_ok(vocab_section, hdr, hdr[HDR_CONT_INDEX], hdr[HDR_CONT_ENTRIES], hdr[HDR_CONT_IDS], hdr[HDR_N_CONT])) {
+        return BERTL14_ERR_MODEL_LAYOUT;
     }
     /* class runs start at 0 and increase; map entries inside the output table */
     if ((vocab_section[hdr[HDR_CLASSES]] >> 3) != 0u) {
-        return BERTL14_ERR_INVALID_CONFIG;
+        return BERTL14_ERR_MODEL_LAYOUT;
     }
     for (i = 1u; i < hdr[HDR_N_CLASSES]; i++) {
         if ((vocab_section[hdr[HDR_CLASSES] + i] >> 3) <= (vocab_section[hdr[HDR_CLASSES] + i - 1u] >> 3)) {
-            return BERTL14_ERR_INVALID_CONFIG;
+            return BERTL14_ERR_MODEL_LAYOUT;
         }
     }
     for (i = 0u; i < hdr[HDR_N_MAP]; i++) {
         uint32_t off = vocab_section[hdr[HDR_MAP_OFFSETS] + i], n = vocab_section[hdr[HDR_MAP_KEYS] + i] & 0xFFu;
         if (off > hdr[HDR_MAP_OUT_WORDS] || n > hdr[HDR_MAP_OUT_WORDS] - off) {
-            return BERTL14_ERR_INVALID_CONFIG;
+            return BERTL14_ERR_MODEL_LAYOUT;
         }
     }
     return BERTL14_OK;

@@ -48,11 +48,11 @@ bertl14_status_t bertl14_tokenizer_run(const uint32_t *vocab_section, const char
                                        uint16_t *offsets, uint32_t *count, uint32_t max_tokens);
 
 /**
- * Full check of a vocabulary section (header, table bounds, index order, checksum): O(section size),
- * meant for bertl14_init. bertl14_tokenizer_run only checks the header.
- * @return BERTL14_OK, BERTL14_ERR_NULL_POINTER or BERTL14_ERR_INVALID_CONFIG.
+ * Full check of the @p size bytes of a vocabulary section (size, header, checksum, table bounds, piece order and ids):
+ * O(section size), meant for bertl14_init; nothing past @p size is read. bertl14_tokenizer_run only checks the header.
+ * @return BERTL14_OK, BERTL14_ERR_NULL_POINTER, BERTL14_ERR_MODEL_SIZE, _FORMAT, _CORRUPT or _LAYOUT.
  */
-bertl14_status_t bertl14_tokenizer_validate(const uint32_t *vocab_section);
+bertl14_status_t bertl14_tokenizer_validate(const uint32_t *vocab_section, uint32_t size);
 
 /** Vocabulary size recorded in the section; 0 if the section is not recognised. */
 uint32_t bertl14_tokenizer_vocab_size(const uint32_t *vocab_section);

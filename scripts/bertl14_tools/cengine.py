@@ -25,7 +25,9 @@ STATUS = {
     0: "BERTL14_OK", -1: "BERTL14_ERR_INVALID_CONFIG", -2: "BERTL14_ERR_BUFFER_TOO_SMALL",
     -3: "BERTL14_ERR_TOKEN_OVERFLOW", -4: "BERTL14_ERR_INVALID_SEQ_LEN", -5: "BERTL14_ERR_NULL_POINTER",
     -6: "BERTL14_ERR_INVALID_UTF8", -7: "BERTL14_ERR_NOT_INITIALIZED", -8: "BERTL14_ERR_NO_CLASSIFIER",
-    -9: "BERTL14_ERR_INVALID_TOKEN", -10: "BERTL14_ERR_NO_TAGGER",
+    -9: "BERTL14_ERR_INVALID_TOKEN", -10: "BERTL14_ERR_NO_TAGGER", -11: "BERTL14_ERR_MODEL_FORMAT",
+    -12: "BERTL14_ERR_MODEL_SIZE", -13: "BERTL14_ERR_MODEL_CORRUPT", -14: "BERTL14_ERR_MODEL_LAYOUT",
+    -15: "BERTL14_ERR_MODEL_RANGE",
 }
 CTX_BYTES = 4096  # >= sizeof(bertl14_ctx_t) (checked by the C unit tests)
 
@@ -35,7 +37,8 @@ WRITE_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_voi
 class Config(ctypes.Structure):
     _fields_ = [("max_seq_len", ctypes.c_uint32), ("vocab_size", ctypes.c_uint32),
                 ("work_buffer_ptr", ctypes.c_void_p), ("work_buffer_size", ctypes.c_uint32),
-                ("weights_ptr", ctypes.c_void_p), ("vocab_offsets", ctypes.c_void_p)]
+                ("weights_ptr", ctypes.c_void_p), ("vocab_offsets", ctypes.c_void_p),
+                ("weights_size", ctypes.c_uint32), ("vocab_offsets_size", ctypes.c_uint32)]
 
 
 class Tensor(ctypes.Structure):
@@ -77,7 +80,7 @@ def load_library(kernels: str = "portable", sanitize: tuple[str, ...] = ()) -> c
         "bertl14_ctx_label_name": (ctypes.c_char_p, [P, U32]),
         "bertl14_ctx_set_output_hook": (I32, [P, WRITE_FN, P]),
         "bertl14_ctx_dump_tensor": (I32, [P, P, ctypes.c_char_p]),
-        "bertl14_required_work_buffer_size": (U32, [P, U32]),
+        "bertl14_required_work_buffer_size": (U32, [P, U32, U32]),
         "bertl14_status_str": (ctypes.c_char_p, [I32]),
     }
     for name, (res, args) in sig.items():
@@ -151,15 +154,16 @@ class CEngine:
         header = np.frombuffer(bytes(weights[:64]), dtype="<u4") if len(weights) >= 64 else np.zeros(16, "<u4")
         self.max_position = int(header[9])
         self.max_seq_len = int(max_seq_len or min(self.max_position, 512))
-        need = self.lib.bertl14_required_work_buffer_size(self._weights, self.max_seq_len)
+        need = self.lib.bertl14_required_work_buffer_size(self._weights, len(weights), self.max_seq_len)
         if need == 0:
-            raise UserError("the weights are not a bertl14 model blob (or max_seq_len is out of range): "
-                            "convert the model again with `bertl14 convert`")
+            from .model_format import check_weights
+            check_weights(weights, c_library=True)     # names what is wrong with the blob (as bertl14_init would)
+            raise UserError(f"max_seq_len {self.max_seq_len} is out of range 1..{min(self.max_position, 512)}")
         self.work_buffer_size = int(need)
         self._work = (ctypes.c_uint32 * ((need + 3) // 4))()
         self._ctx = (ctypes.c_uint64 * (CTX_BYTES // 8))()
         cfg = Config(self.max_seq_len, int(header[8]), ctypes.addressof(self._work), need,
-                     ctypes.addressof(self._weights), ctypes.addressof(self._vocab))
+                     ctypes.addressof(self._weights), ctypes.addressof(self._vocab), len(weights), vocab.nbytes)
         st = self.lib.bertl14_ctx_init(self._ctx, ctypes.byref(cfg))
         if st != 0:
             raise UserError(f"bertl14_ctx_init failed: {status_name(st)} "

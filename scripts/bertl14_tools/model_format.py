@@ -1,7 +1,8 @@
 """The weights blob (`bertl14_weights[]`) and the `model.bl14` file: docs/model-format.md.
 
-`pack_weights(qm) -> bytes`, `read_weights(bytes) -> QuantModel`, `write_model_file(path, weights,
-vocab_words)`, `read_model_file(path) -> (weights bytes, vocab words)`.
+`pack_weights(qm) -> bytes`, `read_weights(bytes) -> QuantModel`, `check_weights(bytes) -> header` (every check
+bertl14_init makes, in its order: a refused blob raises `ModelDataError` naming the same status),
+`write_model_file(path, weights, vocab_words)`, `read_model_file(path) -> (weights bytes, vocab words)`.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .errors import UserError
 from .quant import QLayer, QLayerNorm, QLinear, QuantModel
 
 MAGIC = b"BL14"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2         # 2: the blob ends with a checksum word
 HEADER_WORDS = 16
 GLOBAL_SECTIONS = 7
 LAYER_SECTIONS = 32
@@ -31,6 +32,34 @@ FLAG_TAGGER = 1 << 4
 FILE_MAGIC = b"BERTL14\0"
 FILE_VERSION = 1
 FILE_HEADER = struct.Struct("<8sIIII")     # magic, file_version, weights_bytes, vocab_words, crc32
+
+# Statuses of bertl14_init for refused model data (bertl14.h), the checks of docs/model-format.md, "Checks"
+ERR_MODEL_FORMAT = "BERTL14_ERR_MODEL_FORMAT"
+ERR_MODEL_SIZE = "BERTL14_ERR_MODEL_SIZE"
+ERR_MODEL_CORRUPT = "BERTL14_ERR_MODEL_CORRUPT"
+ERR_MODEL_LAYOUT = "BERTL14_ERR_MODEL_LAYOUT"
+ERR_MODEL_RANGE = "BERTL14_ERR_MODEL_RANGE"
+
+# Ranges the C kernels are exact for (docs/model-format.md, "Checks"; bertl14_model.c)
+MAX_LAYERS, MAX_HIDDEN, MAX_HEAD_DIM, MAX_ATTN, MAX_INTERMEDIATE = 64, 4096, 128, 4096, 16384
+MAX_LABELS, MAX_TAGS, MAX_VOCAB = 4096, 256, 0x7FFFFFFF
+EXP_RANGE = (-31, 31)             # every stored exponent F
+EMB_SHIFT_RANGE = (-7, 62)        # word_shift, pos_shift
+SCORE_SHIFT_RANGE = (-7, 62)      # f_q + f_k + 16 - 10
+RES_SHIFT_RANGE = (-22, 62)       # F_h + 8 + 12 - f_r (both residuals)
+LN_SHIFT_RANGE = (-3, 62)         # 12 + f_g - f_out (every LayerNorm)
+F_UP_RANGE = (0, 12)
+ROW_ABS_SUM_MAX = (2 ** 31 - 1) // 127    # 127 * sum_i |w[o][i]| < 2^31: the int32 accumulator
+
+
+class ModelDataError(UserError):
+    """Model data refused by check_weights: `status` is the bertl14_status_t name bertl14_init returns for it."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(f"{message}: convert the model again with `bertl14 convert`")
+        self.status = status
+        self.detail = message
+
 
 LINEAR_PARTS = ("w", "mult", "shift", "bias")
 LAYER_LINEARS = ("q", "k", "v", "o", "i", "o2")
@@ -95,17 +124,33 @@ def pack_weights(qm: QuantModel) -> bytes:
              | (FLAG_SMOOTHING if qm.smoothing else 0) | (FLAG_CLASSIFIER if qm.cls is not None else 0)
              | (FLAG_TAGGER if qm.tagger is not None else 0))
     header = struct.pack("<4s15I", MAGIC, FORMAT_VERSION, qm.num_layers, qm.hidden, qm.heads_total, qm.heads_kept,
-                         qm.head_dim, qm.intermediate, qm.vocab_size, qm.max_position, qm.num_labels, flags, pos,
+                         qm.head_dim, qm.intermediate, qm.vocab_size, qm.max_position, qm.num_labels, flags, pos + 4,
                          len(secs), table_offset, qm.num_tags)
     blob = header + b"".join(struct.pack("<II", o, n) for o, n in table) + bytes(body)
-    assert len(blob) == pos and len(blob) % 4 == 0
+    blob += struct.pack("<I", checksum(blob))
+    assert len(blob) == pos + 4 and len(blob) % 4 == 0
+    try:
+        check_weights(blob)  # what bertl14_init refuses is never written (e.g. a parameter out of its range)
+    except ModelDataError as exc:
+        raise UserError(f"this model cannot run on the bertl14 C library: {exc.detail} (docs/model-format.md, "
+                        "Checks)") from None
     return blob
+
+
+def checksum(words: bytes) -> int:
+    """Sum of the little-endian uint32 words, mod 2^32: a blob's last word is that of all the others."""
+    return int(np.frombuffer(words, dtype="<u4").sum(dtype=np.uint64)) & 0xFFFFFFFF
+
+
+def reseal(blob: bytes) -> bytes:
+    """The blob with its checksum word recomputed (for tests and fuzzing that change a blob on purpose)."""
+    return bytes(blob[:-4]) + struct.pack("<I", checksum(blob[:-4]))
 
 
 def section_sizes(blob: bytes) -> dict[str, int]:
     """Bytes per part of the blob (header+table, embeddings, layers, head), for manifests."""
-    hdr = _header(blob)
-    table = _table(blob, hdr)
+    hdr = check_weights(blob)
+    table = hdr["table"]
     L = hdr["num_layers"]
     first_layer = GLOBAL_SECTIONS
     tail = GLOBAL_SECTIONS + LAYER_SECTIONS * L
@@ -114,43 +159,186 @@ def section_sizes(blob: bytes) -> dict[str, int]:
             "total": len(blob)}
 
 
-def _header(blob: bytes) -> dict:
-    if len(blob) < HEADER_WORDS * 4:
-        raise UserError("weights blob truncated (shorter than its header)")
+HEADER_NAMES = ("format_version", "num_layers", "hidden", "heads_total", "heads_kept", "head_dim", "intermediate",
+                "vocab_size", "max_position", "num_labels", "flags", "total_bytes", "num_sections", "table_offset",
+                "num_tags")
+GLOBAL_NAMES = ("word_q", "word_scale", "pos_q", "pos_scale", "emb_params", "emb_ln_gamma", "emb_ln_beta")
+LAYER_NAMES = ("params",) + tuple(f"{lin}.{part}" for lin in LAYER_LINEARS for part in LINEAR_PARTS) + (
+    "ln1_gamma", "ln1_beta", "ln2_gamma", "ln2_beta", "res1_u", "res2_u", "gelu_ism")
+TAIL_NAMES = tuple(f"{lin}.{part}" for lin in ("pooler", "cls") for part in LINEAR_PARTS) + ("labels",)
+TAGGER_NAMES = tuple(f"tag.{part}" for part in LINEAR_PARTS) + ("tags",)
+
+
+def section_names(num_layers: int, tagger: bool = False) -> list[str]:
+    """Name of every section in table order ("layer 0 q.w", ...): docs/model-format.md section 1."""
+    return (list(GLOBAL_NAMES) + [f"layer {l} {n}" for l in range(num_layers) for n in LAYER_NAMES]
+            + list(TAIL_NAMES) + (list(TAGGER_NAMES) if tagger else []))
+
+
+def _expected_bytes(hdr: dict, name: str) -> int | None:
+    """Bytes of a section as the dimensions fix them; None for a names section."""
+    H, A, I = hdr["hidden"], hdr["heads_kept"] * hdr["head_dim"], hdr["intermediate"]
+    V, P, C, T = hdr["vocab_size"], hdr["max_position"], hdr["num_labels"], hdr["num_tags"]
+    base = name.split()[-1]
+    fixed = {"word_q": V * H // (2 if hdr["flags"] & FLAG_INT4 else 1), "word_scale": 2 * V, "pos_q": P * H,
+             "pos_scale": 2 * P, "emb_params": 32, "emb_ln_gamma": 2 * H, "emb_ln_beta": 4 * H, "params": 64,
+             "ln1_gamma": 2 * H, "ln1_beta": 4 * H, "ln2_gamma": 2 * H, "ln2_beta": 4 * H, "res1_u": 2 * H,
+             "res2_u": 2 * H, "gelu_ism": 2 * I, "labels": None, "tags": None}
+    if base in fixed:
+        return fixed[base]
+    lin, part = base.split(".")
+    out, inn = {"q": (A, H), "k": (A, H), "v": (A, H), "o": (H, A), "i": (I, H), "o2": (H, I),
+                "pooler": (H if C else 0, H), "cls": (C, H), "tag": (T, H)}[lin]
+    return {"w": 2 * out * inn, "mult": 2 * out, "shift": 2 * out, "bias": 4 * out}[part]
+
+
+def _names_ok(raw: bytes, n: int) -> bool:
+    if raw and raw[-1] != 0:
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return raw.count(0) == n
+
+
+def check_weights(blob: bytes, c_library: bool = False) -> dict:
+    """Every check bertl14_init makes on a weights blob (docs/model-format.md, "Checks"), in the same order, so a
+    blob refused here is refused there with `ModelDataError.status`. Returns the header fields and the section table
+    ("table": [(offset, size)]). c_library=False also accepts what only the Python reference runs (per-tensor
+    activation scales, a model without layers)."""
+    blob = bytes(blob)
+    size = len(blob)
+    if size < HEADER_WORDS * 4:
+        raise ModelDataError(ERR_MODEL_SIZE, f"weights blob truncated ({size} bytes, shorter than its header)")
     w = struct.unpack_from("<4s15I", blob, 0)
     if w[0] != MAGIC:
-        raise UserError("not a bertl14 weights blob (bad magic); convert the model with `bertl14 convert`")
-    names = ("format_version", "num_layers", "hidden", "heads_total", "heads_kept", "head_dim", "intermediate",
-             "vocab_size", "max_position", "num_labels", "flags", "total_bytes", "num_sections", "table_offset",
-             "num_tags")
-    hdr = dict(zip(names, w[1:16]))
+        raise ModelDataError(ERR_MODEL_FORMAT, "not a bertl14 weights blob (bad magic)")
+    hdr = dict(zip(HEADER_NAMES, w[1:16]))
     if hdr["format_version"] != FORMAT_VERSION:
-        raise UserError(f"weights blob format version {hdr['format_version']}, this bertl14 reads version "
-                        f"{FORMAT_VERSION}; convert the model again")
-    if hdr["total_bytes"] != len(blob):
-        raise UserError(f"weights blob is {len(blob)} bytes but its header says {hdr['total_bytes']}: truncated")
-    if bool(hdr["flags"] & FLAG_TAGGER) != (hdr["num_tags"] != 0):
-        raise UserError("weights blob header: the token classifier flag and num_tags disagree")
-    if hdr["num_sections"] != num_sections(hdr["num_layers"], hdr["num_tags"] != 0):
-        raise UserError("weights blob section table does not match its layer count")
+        raise ModelDataError(ERR_MODEL_FORMAT, f"weights blob format version {hdr['format_version']}, this bertl14 "
+                                               f"reads version {FORMAT_VERSION}")
+    if hdr["total_bytes"] != size or size % 4:
+        raise ModelDataError(ERR_MODEL_SIZE, f"weights blob is {size} bytes but its header says "
+                                             f"{hdr['total_bytes']}: truncated or extended")
+    flags = hdr["flags"]
+    if flags & ~0x1F or (c_library and flags & FLAG_PER_TENSOR):
+        raise ModelDataError(ERR_MODEL_FORMAT, f"weights blob flags 0x{flags:x}: " + (
+            "unknown flag bits" if flags & ~0x1F else "per-tensor activation scales run in the Python reference only"))
+    if checksum(blob[:-4]) != struct.unpack_from("<I", blob, size - 4)[0]:
+        raise ModelDataError(ERR_MODEL_CORRUPT, "weights blob checksum mismatch: the data changed after conversion")
+    L, H, A, d, I = hdr["num_layers"], hdr["hidden"], hdr["heads_kept"], hdr["head_dim"], hdr["intermediate"]
+    C, T = hdr["num_labels"], hdr["num_tags"]
+    limits = [("num_layers", L, 1 if c_library else 0, MAX_LAYERS), ("hidden", H, 2, MAX_HIDDEN),
+              ("head_dim", d, 1, MAX_HEAD_DIM), ("heads_kept", A, 1, min(MAX_ATTN // max(d, 1), hdr["heads_total"])),
+              ("intermediate", I, 1, MAX_INTERMEDIATE), ("vocab_size", hdr["vocab_size"], 1, MAX_VOCAB),
+              ("max_position", hdr["max_position"], 1, 2 ** 32 - 1), ("num_labels", C, 0, MAX_LABELS),
+              ("num_tags", T, 0, MAX_TAGS)]
+    for name, v, lo, hi in limits:
+        if not lo <= v <= hi:
+            raise ModelDataError(ERR_MODEL_RANGE, f"weights blob {name} {v} outside {lo}..{hi}")
+    if H % 2:
+        raise ModelDataError(ERR_MODEL_RANGE, f"weights blob hidden {H} is odd")
+    tagger = T != 0
+    names = section_names(L, tagger)
+    S, table_off = hdr["num_sections"], hdr["table_offset"]
+    if bool(flags & FLAG_CLASSIFIER) != (C != 0) or bool(flags & FLAG_TAGGER) != tagger:
+        raise ModelDataError(ERR_MODEL_LAYOUT, "weights blob header: the head flags and num_labels / num_tags "
+                                               "disagree")
+    if S != len(names) or table_off != HEADER_WORDS * 4 or table_off + 8 * S > size - 4:
+        raise ModelDataError(ERR_MODEL_LAYOUT, f"weights blob section table ({S} sections at byte {table_off}) does "
+                                               f"not match its layer count or size")
+    t = struct.unpack_from(f"<{2 * S}I", blob, table_off)
+    table = [(t[2 * i], t[2 * i + 1]) for i in range(S)]
+    end = table_off + 8 * S
+    for name, (off, n) in zip(names, table):
+        need = _expected_bytes(hdr, name)
+        if off % 4 or off < end or off > size - 4 or n > size - 4 - off:
+            raise ModelDataError(ERR_MODEL_LAYOUT, f"weights blob section {name} (bytes {off}..{off + n}) is not "
+                                                   "in order inside the blob")
+        if need is not None and n != need:
+            raise ModelDataError(ERR_MODEL_LAYOUT, f"weights blob section {name} has {n} bytes, the dimensions "
+                                                   f"need {need}")
+        end = off + n
+    sec = {name: blob[o:o + n] for name, (o, n) in zip(names, table)}
+    if not _names_ok(sec["labels"], C) or (tagger and not _names_ok(sec["tags"], T)):
+        raise ModelDataError(ERR_MODEL_LAYOUT, "weights blob label or tag names are not exactly num_labels / "
+                                               "num_tags NUL-terminated UTF-8 names")
+    _check_params(hdr, sec, L, tagger)
+    hdr["table"] = table
     return hdr
 
 
-def _table(blob: bytes, hdr: dict) -> list[tuple[int, int]]:
-    n = hdr["num_sections"]
-    t = struct.unpack_from(f"<{2 * n}I", blob, hdr["table_offset"])
-    table = [(t[2 * i], t[2 * i + 1]) for i in range(n)]
-    for o, s in table:
-        if o % 4 or o + s > len(blob):
-            raise UserError("weights blob section table is corrupt")
-    return table
+def _check_params(hdr: dict, sec: dict, L: int, tagger: bool) -> None:
+    """The quantization parameters inside the ranges the C kernels are exact for (bertl14_model.c params_ok)."""
+    H, A, I = hdr["hidden"], hdr["heads_kept"] * hdr["head_dim"], hdr["intermediate"]
+
+    def bad(what: str) -> ModelDataError:
+        return ModelDataError(ERR_MODEL_RANGE, f"weights blob {what} outside the range the kernels support")
+
+    def within(v: int, rng: tuple[int, int]) -> bool:
+        return rng[0] <= v <= rng[1]
+
+    def ln(prefix: str, f_g: int, f_out: int, eps_q: int) -> None:
+        if not (within(f_g, EXP_RANGE) and within(f_out, EXP_RANGE)):
+            raise bad(f"{prefix} exponents f_g {f_g}, f_out {f_out}")
+        if not within(12 + f_g - f_out, LN_SHIFT_RANGE):
+            raise bad(f"{prefix} shift 12 + f_g - f_out = {12 + f_g - f_out}")
+        if eps_q < 1:
+            raise bad(f"{prefix} eps_q {eps_q}")
+
+    def linear(prefix: str, out: int, inn: int) -> None:
+        w = np.frombuffer(sec[prefix + ".w"], dtype="<i2").reshape(out, inn) if out else np.zeros((0, inn))
+        mult = np.frombuffer(sec[prefix + ".mult"], dtype="<i2")
+        shift = np.frombuffer(sec[prefix + ".shift"], dtype="<i2")
+        if (mult < 1 << 14).any() or (shift < 1).any() or (shift > 62).any():
+            raise bad(f"{prefix} mult/shift (mult 2^14..2^15-1, shift 1..62)")
+        if out and (np.abs(w.astype(np.int64)).sum(axis=1) > ROW_ABS_SUM_MAX).any():
+            raise bad(f"{prefix} weights (127 * sum |w| of a row must stay below 2^31)")
+
+    def factors(name: str) -> None:
+        if (np.frombuffer(sec[name], dtype="<u2") == 0).any():
+            raise bad(f"{name} factors (1..65535)")
+
+    e = struct.unpack("<8i", sec["emb_params"])     # f_e word_shift pos_shift f_g f_out eps_q 0 0
+    if not within(e[0], EXP_RANGE):
+        raise bad(f"f_e {e[0]}")
+    if not (within(e[1], EMB_SHIFT_RANGE) and within(e[2], EMB_SHIFT_RANGE)):
+        raise bad(f"embedding shifts {e[1]}, {e[2]}")
+    ln("embedding LayerNorm", *e[3:6])
+    f_h = e[4]
+    for l in range(L):
+        pre = f"layer {l} "
+        p = struct.unpack("<16i", sec[pre + "params"])  # f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(...)
+        if not all(within(x, EXP_RANGE) for x in p[:6]):
+            raise bad(pre + f"exponents {list(p[:6])}")
+        if not within(p[0] + p[1] + 6, SCORE_SHIFT_RANGE):
+            raise bad(pre + f"score shift f_q + f_k + 6 = {p[0] + p[1] + 6}")
+        if not within(f_h + 20 - p[3], RES_SHIFT_RANGE):
+            raise bad(pre + f"residual 1 shift {f_h + 20 - p[3]}")
+        if not within(p[4], F_UP_RANGE):
+            raise bad(pre + f"f_up {p[4]}")
+        ln(pre + "LN1", *p[6:9])
+        if not within(p[7] + 20 - p[5], RES_SHIFT_RANGE):
+            raise bad(pre + f"residual 2 shift {p[7] + 20 - p[5]}")
+        ln(pre + "LN2", *p[9:12])
+        for lin, out, inn in (("q", A, H), ("k", A, H), ("v", A, H), ("o", H, A), ("i", I, H), ("o2", H, I)):
+            linear(pre + lin, out, inn)
+        for name in ("res1_u", "res2_u", "gelu_ism"):
+            factors(pre + name)
+        f_h = p[10]
+    C = hdr["num_labels"]
+    linear("pooler", H if C else 0, H)
+    linear("cls", C, H)
+    if tagger:
+        linear("tag", hdr["num_tags"], H)
 
 
 def read_weights(blob: bytes) -> QuantModel:
     """The QuantModel a blob describes (inverse of pack_weights)."""
     from .reference import unpack_int4
-    hdr = _header(blob)
-    table = _table(blob, hdr)
+    hdr = check_weights(blob)
+    table = hdr["table"]
     it = iter(range(len(table)))
 
     def sec(dtype: str, shape=None) -> np.ndarray:

@@ -9,11 +9,8 @@ everything else grows linearly in max_seq_len.
 """
 from __future__ import annotations
 
-import struct
-
 TOKEN_BLOCK = 4      # BERTL14_TOKEN_BLOCK
 MAX_SEQ = 512        # BERTL14_MAX_SEQ
-BLOB_MAGIC = 0x34314C42
 
 
 def _a4(x: int) -> int:
@@ -45,15 +42,19 @@ def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_lab
 
 
 def required_work_buffer_size(weights: bytes, max_seq_len: int) -> int:
-    """Bytes bertl14_init needs for the weights blob `weights` at `max_seq_len` (0 if invalid,
-    like the C function)."""
-    if len(weights) < 64 or not 1 <= max_seq_len <= MAX_SEQ:
+    """Bytes bertl14_init needs for the weights blob `weights` at `max_seq_len` (0 if the blob fails bertl14_init's
+    checks or max_seq_len is out of range, like the C function)."""
+    from .model_format import ModelDataError, check_weights
+    if not 1 <= max_seq_len <= MAX_SEQ:
         return 0
-    w = struct.unpack_from("<16I", weights, 0)
-    if w[0] != BLOB_MAGIC or w[1] != 1 or max_seq_len > w[9]:
+    try:
+        h = check_weights(weights, c_library=True)
+    except ModelDataError:
         return 0
-    _, _, _layers, hidden, _heads_total, heads_kept, head_dim, inter, _vocab, _maxpos, labels = w[:11]
-    return plan(hidden, heads_kept, head_dim, inter, labels, max_seq_len, num_tags=w[15])["total"]
+    if max_seq_len > h["max_position"]:
+        return 0
+    return plan(h["hidden"], h["heads_kept"], h["head_dim"], h["intermediate"], h["num_labels"], max_seq_len,
+                num_tags=h["num_tags"])["total"]
 
 
 def work_buffer_size(qm, max_seq_len: int) -> int:

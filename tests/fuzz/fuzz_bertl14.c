@@ -19,6 +19,7 @@ extern const uint32_t fuzz_vocab_a[];
 extern const uint32_t fuzz_vocab_b[];
 extern const int16_t fuzz_weights[];
 extern const uint32_t fuzz_model_vocab;
+extern const uint32_t fuzz_weights_size, fuzz_vocab_b_size; /* bytes */
 extern const int fuzz_have_model;
 
 #define MAX_TEXT 4096
@@ -115,7 +116,9 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
     cfg.vocab_size = (mode & 0x80) && size > 0 ? fuzz_model_vocab + data[0] % 3u - 1u : fuzz_model_vocab;
     cfg.weights_ptr = fuzz_weights;
     cfg.vocab_offsets = fuzz_vocab_b;
-    need = bertl14_required_work_buffer_size(fuzz_weights, cfg.max_seq_len);
+    cfg.weights_size = fuzz_weights_size;
+    cfg.vocab_offsets_size = fuzz_vocab_b_size;
+    need = bertl14_required_work_buffer_size(fuzz_weights, fuzz_weights_size, cfg.max_seq_len);
     CHECK(need > 0 && need <= sizeof g_work);
     cfg.work_buffer_ptr = g_work;
     cfg.work_buffer_size = (mode & 0x04) ? need - 1u - (size > 1 ? data[1] % 64u : 0u) : need;

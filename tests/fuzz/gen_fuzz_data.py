@@ -37,7 +37,8 @@ def main(out_dir: str) -> int:
         sec_a = vocab_blob.build_vocab_section({p: i for i, p in enumerate(build_test_vocab(True, seed=777))}, True)
     cased = {p: i for i, p in enumerate(build_test_vocab(False))}
     sec_b = vocab_blob.build_vocab_section(cased, False)
-    parts = ["#include <stdint.h>\n", c_array("uint32_t", "fuzz_vocab_a", sec_a), c_array("uint32_t", "fuzz_vocab_b", sec_b)]
+    parts = ["#include <stdint.h>\n", c_array("uint32_t", "fuzz_vocab_a", sec_a), c_array("uint32_t", "fuzz_vocab_b", sec_b),
+             f"const uint32_t fuzz_vocab_b_size = {4 * len(sec_b)}u;\n"]
     try:
         import numpy as np
         from randmodel import random_quant_model
@@ -47,11 +48,12 @@ def main(out_dir: str) -> int:
                                 vocab=len(cased), max_position=64, labels=4)
         blob = pack_weights(qm)
         parts.append(c_array("int16_t", "fuzz_weights", np.frombuffer(blob, dtype="<i2").tolist(), 16))
-        parts.append(f"const uint32_t fuzz_model_vocab = {len(cased)}u;\nconst int fuzz_have_model = 1;\n")
+        parts.append(f"const uint32_t fuzz_model_vocab = {len(cased)}u;\nconst int fuzz_have_model = 1;\n"
+                     f"const uint32_t fuzz_weights_size = {len(blob)}u;\n")
     except Exception as exc:  # the library's Python side not there (yet): fuzz the tokenizer only
         print(f"gen_fuzz_data: no random model ({exc}); the API part of the harness is off", file=sys.stderr)
         parts.append("const int16_t fuzz_weights[2] = {0, 0};\nconst uint32_t fuzz_model_vocab = 0u;\n"
-                     "const int fuzz_have_model = 0;\n")
+                     "const int fuzz_have_model = 0;\nconst uint32_t fuzz_weights_size = 4u;\n")
     (out / "fuzz_data.c").write_text("".join(parts), encoding="utf-8")
     # seed corpus: the adversarial strings
     import sentences as S

@@ -38,16 +38,19 @@ int main(int argc, char **argv)
     const uint32_t *vocab = slurp(argv[2], &vlen);
     const uint32_t max_seq = 16, hidden = (uint32_t)((const uint32_t *)weights)[3];
     const uint32_t vocab_size = ((const uint32_t *)weights)[8];
-    const uint32_t need = bertl14_required_work_buffer_size(weights, max_seq);
+    const uint32_t wsize = (uint32_t)wlen, vsize = (uint32_t)vlen;
+    const uint32_t need = bertl14_required_work_buffer_size(weights, wsize, max_seq);
     printf("sizeof(bertl14_ctx_t)=%zu required=%u\n", sizeof(bertl14_ctx_t), need);
     CHECK(sizeof(bertl14_ctx_t) <= 4096);   /* cengine.CTX_BYTES */
     CHECK(need > 0);
-    CHECK(bertl14_required_work_buffer_size(NULL, max_seq) == 0);
-    CHECK(bertl14_required_work_buffer_size(weights, 0) == 0);
-    CHECK(bertl14_required_work_buffer_size(weights, 513) == 0);
-    CHECK(bertl14_required_work_buffer_size(weights, 8) < need);   /* grows with max_seq_len */
+    CHECK(bertl14_required_work_buffer_size(NULL, wsize, max_seq) == 0);
+    CHECK(bertl14_required_work_buffer_size(weights, wsize, 0) == 0);
+    CHECK(bertl14_required_work_buffer_size(weights, wsize, 513) == 0);
+    CHECK(bertl14_required_work_buffer_size(weights, wsize, 8) < need);   /* grows with max_seq_len */
+    CHECK(bertl14_required_work_buffer_size(weights, wsize - 4u, max_seq) == 0); /* not the size it declares */
+    CHECK(bertl14_required_work_buffer_size(weights, 0, max_seq) == 0);
     int8_t *work = malloc(need + 64);
-    bertl14_config_t cfg = {max_seq, vocab_size, work, need, weights, vocab};
+    bertl14_config_t cfg = {max_seq, vocab_size, work, need, weights, vocab, wsize, vsize};
     bertl14_ctx_t ctx;
     bertl14_tensor_t t;
     int32_t ids[16] = {2, 7, 9, 3};
@@ -88,10 +91,25 @@ int main(int argc, char **argv)
     CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_INVALID_CONFIG);
     c2 = cfg; c2.work_buffer_ptr = work + 1;
     CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_INVALID_CONFIG);
-    c2 = cfg; c2.weights_ptr = (const int16_t *)(const void *)vocab;   /* not a blob */
-    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_INVALID_CONFIG);
-    c2 = cfg; c2.vocab_offsets = (const uint32_t *)(const void *)weights; /* not a vocabulary section */
-    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_INVALID_CONFIG);
+    c2 = cfg; c2.weights_ptr = (const int16_t *)(const void *)vocab; c2.weights_size = vsize; /* not a blob */
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_FORMAT);
+    c2 = cfg; c2.vocab_offsets = (const uint32_t *)(const void *)weights; c2.vocab_offsets_size = wsize;
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_FORMAT);    /* not a vocabulary section */
+
+    /* the sizes: required, and exactly the sizes the data declare (their contents: test_model_checks.py) */
+    c2 = cfg; c2.weights_size = 0;
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_SIZE);
+    c2 = cfg; c2.weights_size = wsize - 4u;
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_SIZE);
+    c2 = cfg; c2.vocab_offsets_size = 0;
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_SIZE);
+    c2 = cfg; c2.vocab_offsets_size = vsize - 4u;
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_SIZE);
+    c2 = cfg; c2.weights_ptr = (const int16_t *)(const void *)((const char *)weights + 2); /* misaligned */
+    CHECK(bertl14_ctx_init(&ctx, &c2) == BERTL14_ERR_MODEL_FORMAT);
+    for (int code = BERTL14_ERR_MODEL_FORMAT; code >= BERTL14_ERR_MODEL_RANGE; code--) {
+        CHECK(strcmp(bertl14_status_str((bertl14_status_t)code), "unknown status") != 0);
+    }
 
     /* a working context */
     CHECK(bertl14_ctx_init(&ctx, &cfg) == BERTL14_OK);

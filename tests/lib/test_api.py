@@ -37,7 +37,7 @@ def test_api_checks(tmp_path, kernels, pack, labels, tags):
 def test_workbuf_mirror_is_exact(pack, lib, kw, max_seq_len):
     qm = random_quant_model(**kw)
     blob = pack(qm)
-    c = cengine.load_library("portable").bertl14_required_work_buffer_size(blob, max_seq_len)
+    c = cengine.load_library("portable").bertl14_required_work_buffer_size(blob, len(blob), max_seq_len)
     assert c == workbuf.required_work_buffer_size(blob, max_seq_len) == workbuf.work_buffer_size(qm, max_seq_len)
 
 
@@ -48,7 +48,7 @@ def test_buffer_grows_linearly_not_with_layers(pack, lib):
 
 
 def test_engine_refuses_non_blob():
-    with pytest.raises(UserError, match="not a bertl14 model"):
+    with pytest.raises(UserError, match="not a bertl14 weights blob"):
         cengine.CEngine(b"\0" * 128, np.zeros(300, np.uint32))
 
 

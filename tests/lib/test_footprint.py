@@ -1,6 +1,7 @@
 """Flash footprint of the library on a Cortex-M7 (-O2, arm-none-eabi-gcc): code without weights
-<= 17.5 KB (the 64-bit division helpers it pulls from libgcc included; 16 KB for the encoder, tokenizer and
-classifier, plus the slot tagger with token byte offsets and the choice of a label among allowed ones),
+<= 19.5 KB (the 64-bit division helpers it pulls from libgcc included; 16 KB for the encoder, tokenizer and
+classifier, plus the slot tagger with token byte offsets and the choice of a label among allowed ones, plus 2 KB
+for init's checks of every byte of the model data: sizes, checksums, section table, parameter ranges),
 GELU code + table <= 2 KB."""
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ int main(void)
     bertl14_tensor_t t; bertl14_classification_t c; int32_t ids[4]; uint32_t n;
     bertl14_init(0); bertl14_tokenize("x", ids, &n, 4); bertl14_encode(ids, n, &t);
     bertl14_get_last_hidden_state(&t); bertl14_dump_tensor(&t, "A"); bertl14_classify(&c);
-    return (int)bertl14_required_work_buffer_size(0, 1) + bertl14_label_name(0)[0] + bertl14_status_str(0)[0];
+    return (int)bertl14_required_work_buffer_size(0, 0, 1) + bertl14_label_name(0)[0] + bertl14_status_str(0)[0];
 }
 """
 
@@ -60,5 +61,5 @@ def test_code_size(tmp_path, kernels):
           f"GELU code {sizes['bertl14_gelu_s16']} B + tanh table {TANH_LUT_BYTES} B = {gelu} B")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
         print(f"  {name:28s} {size:6d}")
-    assert total <= 17 * 1024 + 512
+    assert total <= 19 * 1024 + 512
     assert gelu <= 2 * 1024

@@ -39,8 +39,10 @@ def test_blob_header_and_sections():
     qm = quantize(fm, [[1, 2, 3]], QuantOptions(max_seq_len=16))
     blob = MF.pack_weights(qm)
     w = struct.unpack_from("<4s15I", blob)
-    assert w[0] == b"BL14" and w[1] == 1 and w[2:12] == (3, 32, 4, 4, 8, 64, 50, 16, 3, 0b1100)
+    assert w[0] == b"BL14" and w[1] == 2 and w[2:12] == (3, 32, 4, 4, 8, 64, 50, 16, 3, 0b1100)
     assert w[12] == len(blob) and w[13] == 7 + 32 * 3 + 9 and w[14] == 64
+    words = struct.unpack(f"<{len(blob) // 4}I", blob)
+    assert words[-1] == sum(words[:-1]) % 2**32                       # the checksum word ends the blob
     table = struct.unpack_from(f"<{2 * w[13]}I", blob, 64)
     offsets, sizes = table[0::2], table[1::2]
     assert all(o % 4 == 0 for o in offsets)
@@ -51,6 +53,7 @@ def test_blob_header_and_sections():
     assert blob[offsets[0]:offsets[0] + 32] == qm.word_q[0].astype(np.int8).tobytes()
     labels = blob[offsets[-1]:offsets[-1] + sizes[-1]]
     assert labels == b"intent_0\0intent_1\0intent_2\0"
+    assert offsets[-1] + sizes[-1] <= len(blob) - 4
 
 
 def test_int4_packing_low_nibble_even_channel():
@@ -103,7 +106,7 @@ def test_read_weights_errors():
     with pytest.raises(UserError, match="truncated"):
         MF.read_weights(blob[:-8])
     with pytest.raises(UserError, match="version"):
-        MF.read_weights(blob[:4] + struct.pack("<I", 2) + blob[8:])
+        MF.read_weights(blob[:4] + struct.pack("<I", 9) + blob[8:])
 
 
 def test_generated_c_luts_up_to_date():
@@ -186,5 +189,7 @@ def test_token_classifier_sections_and_round_trip(labels):
     assert float_engine.forward(fm, [1, 2, 3]).tag_logits.shape == (3, 5)
     bad = bytearray(blob)
     struct.pack_into("<I", bad, 60, 0)                                                   # num_tags 0, flag set
-    with pytest.raises(UserError, match="token classifier flag"):
+    with pytest.raises(UserError, match="checksum mismatch"):
         MF.read_weights(bytes(bad))
+    with pytest.raises(UserError, match="head flags and num_labels / num_tags disagree"):
+        MF.read_weights(MF.reseal(bytes(bad)))

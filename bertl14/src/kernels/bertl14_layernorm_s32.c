@@ -1,8 +1,6 @@
 /* Integer LayerNorm with a 1/sqrt LUT (docs/numerics.md "Residual + LayerNorm"). The per-channel
  * steps run in 32-bit pieces (bertl14_rsr_mul: one SMULL) when a bound computed once per row proves
  * them exact; otherwise the 64-bit formulas. */
-#include <string.h>
-
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
@@ -10,7 +8,7 @@
 static inline int32_t add_sat32(int32_t a, int32_t b)
 {
 #if defined(BERTL14_USE_DSP)
-    return __qadd(a, b);
+    return bertl14_qadd(a, b);
 #else
     return bertl14_sat32((int64_t)a + b);
 #endif
@@ -47,7 +45,7 @@ static uint32_t bit_length64(uint64_t v)
 static inline int32_t clamp30(int32_t b)
 {
 #if defined(BERTL14_USE_DSP)
-    return __ssat(b, 31);
+    return bertl14_ssat(b, 31);
 #else
     return b > (1 << 30) - 1 ? (1 << 30) - 1 : (b < -(1 << 30) ? -(1 << 30) : b);
 #endif
@@ -55,9 +53,7 @@ static inline int32_t clamp30(int32_t b)
 
 static inline int32_t ld_beta(const int32_t *beta, uint32_t c)
 {
-    int32_t b;
-    memcpy(&b, beta + c, sizeof b);
-    return b;
+    return (int32_t)bertl14_ld32(beta + c);
 }
 
 /* sum (r - mu)^2 when |r|, |mu| < 2^30: each deviation fits int32, each square one SMLAL */
@@ -71,14 +67,17 @@ static int64_t sum_sq_small(const int32_t *r, uint32_t n, int32_t mu)
     return sq;
 }
 
+/* any int32 row: each |r - mu| < 2^32, so each square fits uint64; the sum saturates at INT64_MAX (a row no
+ * converted model produces: its variance sums stay below 2^63, docs/numerics.md; the result is then only safe) */
 BERTL14_COLD static int64_t sum_sq_generic(const int32_t *r, uint32_t n, int64_t mu)
 {
-    int64_t sq = 0;
+    uint64_t sq = 0;
     for (uint32_t c = 0; c < n; c++) {
         const int64_t dv = r[c] - mu;
-        sq += dv * dv;
+        const uint64_t a = (uint64_t)(dv < 0 ? -dv : dv), a2 = a * a;
+        sq = a2 > (uint64_t)INT64_MAX - sq ? (uint64_t)INT64_MAX : sq + a2;
     }
-    return sq;
+    return (int64_t)sq;
 }
 
 BERTL14_COLD static void normalize_generic(const int32_t *r, uint32_t n, int64_t mu, int64_t g, int32_t n_shift,
@@ -101,9 +100,12 @@ void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const in
         hi = r[c] > hi ? r[c] : hi;
     }
     const int64_t mu = bertl14_div_round(sum, (int64_t)n);                 /* mean */
-    /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL */
+    const int64_t dmax = hi - mu > mu - lo ? hi - mu : mu - lo;             /* >= every |r_c - mu| */
+    /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL; n * dmax^2 < 2^63:
+     * the sum cannot overflow (else the saturating loop: a row no converted model produces) */
     const int small = lo > -(1 << 30) && hi < (1 << 30);
-    const int64_t sq = small ? sum_sq_small(r, n, (int32_t)mu) : sum_sq_generic(r, n, mu);
+    const int64_t sq = small && 2u * bit_length64((uint64_t)dmax) + bit_length64(n) <= 63u
+                           ? sum_sq_small(r, n, (int32_t)mu) : sum_sq_generic(r, n, mu);
     const int64_t v = bertl14_div_round(sq, (int64_t)n) + eps_q;            /* variance + eps */
     int32_t e = (int32_t)bit_length64((uint64_t)v) - 16;                    /* m = v >> e in [2^14, 2^16) */
     if (e & 1) {
@@ -116,7 +118,6 @@ void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const in
     const int32_t n_shift = 22 + e / 2 - 12;
     if (small) {
         /* bound of |n_c| from the largest deviation; then |n_c * gamma_c| + rounding < 2^31 */
-        const int64_t dmax = hi - mu > mu - lo ? hi - mu : mu - lo;
         const int64_t nmax = bertl14_rsr(dmax * g, n_shift) + 1;
         if (n_shift >= 1 && g_shift >= 2 && g_shift <= 30 &&
             nmax * 32768 + ((int64_t)1 << (g_shift - 1)) < ((int64_t)1 << 31)) {

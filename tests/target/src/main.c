@@ -422,6 +422,7 @@ int main(void)
         .max_seq_len = BERTL14_MAX_SEQ_LEN, .vocab_size = BERTL14_VOCAB_SIZE,
         .work_buffer_ptr = (int8_t *)work, .work_buffer_size = sizeof work,
         .weights_ptr = bertl14_weights, .vocab_offsets = bertl14_vocab_offsets,
+        .weights_size = BERTL14_WEIGHTS_SIZE, .vocab_offsets_size = BERTL14_VOCAB_SECTION_SIZE,
     };
     bertl14_status_t st = bertl14_init(&c);
 #if defined(BERTL14_USE_DSP)
