@@ -323,7 +323,7 @@ def run(args) -> int:
     if args.measure_only:
         if not (out / "config.json").exists():
             raise UserError(f"{out} has no config.json: train it first (without --measure-only)")
-        return measure(out, data_dir, no_test=args.no_test)
+        return measure(out, data_dir, no_test=args.no_test, as_json=args.json)
     train_rows = read_split(data_dir, "train.jsonl")
     val_rows = read_split(data_dir, "validation.jsonl")
     stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
@@ -476,7 +476,7 @@ def run(args) -> int:
                 "train_sentences": len(train_rows), "dataset": stats, "data": args.data}
     (out / "training.json").write_text(json.dumps({"training": training}, ensure_ascii=False, indent=1) + "\n",
                                        encoding="utf-8")
-    return measure(out, data_dir, no_test=args.no_test)
+    return measure(out, data_dir, no_test=args.no_test, as_json=args.json)
 
 
 THRESHOLDS = [round(0.05 * i, 2) for i in range(20)] + [0.96, 0.97, 0.98, 0.99]    # 0.0 .. 0.95, then finer
@@ -548,7 +548,7 @@ def choose_threshold(table: list[dict]) -> dict:
     return {**best, "meets_rule": bool(ok)}
 
 
-def measure(out: Path, data_dir: Path, no_test: bool = False) -> int:
+def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = False) -> int:
     """Float figures of a saved model folder. The score threshold `min_score` is chosen on the validation
     split alone (in-domain sentences of the template expansion + the out-of-domain validation part, see
     SELECTION_RULE); the out-of-domain test part (ood.jsonl) and the public test sentences are only
@@ -638,9 +638,27 @@ def measure(out: Path, data_dir: Path, no_test: bool = False) -> int:
     write_model_card(out, summary)
     brief = {k: v for k, v in results.items() if k != "selection"}
     brief["selection"] = {k: v for k, v in results["selection"].items() if k not in ("table", "rule")}
-    print(json.dumps({"out": str(out), "parameters": n_params, "flash_estimate": flash["total"],
-                      "min_score": threshold, **brief}, ensure_ascii=False))
+    print_result({"out": str(out), "parameters": n_params, "flash_estimate": flash["total"],
+                  "min_score": threshold, **brief}, as_json)
     return 0
+
+
+def print_result(result: dict, as_json: bool) -> None:
+    """What train prints at its end: one line for people, or (--json) the figures as one JSON object."""
+    if as_json:
+        from .ui import emit_json
+        emit_json(result)
+        return
+    sel = result.get("selection", {})
+    val = result.get("validation", {})
+    line = (f"{result['out']}: {result['parameters']:,} parameters, about {result['flash_estimate'] / 1024:.0f} KB "
+            f"of flash; validation accuracy {val.get('accuracy')}; min_score {result['min_score']} (validation "
+            f"in-domain accuracy {sel.get('in_domain_accuracy')}, out-of-domain false accepts "
+            f"{sel.get('ood_false_accept')})")
+    test = result.get("public_test")
+    if test:
+        line += f"; public test accuracy {test.get('accuracy')} ({test.get('accuracy_at_threshold')} at min_score)"
+    print(line + f"; all figures in {result['out']}/training.json")
 
 
 def strip_pred(result: dict) -> dict:
@@ -661,7 +679,7 @@ def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
         raise UserError(f"--teacher {folder} was trained on other labels: train it on the same --data folder")
     cols = [teacher_labels.index(lab) for lab in labels]
     logits = []
-    from tqdm import tqdm
+    from .ui import progress as tqdm
     teacher.eval()
     with torch.no_grad():
         for i in tqdm(range(0, len(rows), 128), desc="teacher logits", unit="batch"):
@@ -790,13 +808,14 @@ def register(subparsers) -> None:
     p.add_argument("--arch", default="default", help="default, small, minilm, LxHxI[xA][:VOCAB] or a JSON file")
     p.add_argument("--out", required=True, help="output model folder, e.g. models/intent-en")
     p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--lr", type=float, help="learning rate (default 1e-3 from scratch, 5e-5 for minilm)")
-    p.add_argument("--max-steps", type=int, help="stop after this many steps (smoke tests)")
-    p.add_argument("--threads", type=int, default=2, help="torch threads (at most 2)")
-    p.add_argument("--none-weight", type=float, default=1.0,
+    from . import ui
+    p.add_argument("--epochs", type=ui.positive_int, default=4, help="epochs to train (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights' start and the data order (default 0)")
+    p.add_argument("--batch", type=ui.positive_int, default=64, help="sentences a training step (default 64)")
+    p.add_argument("--lr", type=ui.positive_float, help="learning rate (default 1e-3 from scratch, 5e-5 for minilm)")
+    p.add_argument("--max-steps", type=ui.positive_int, help="stop after this many steps (smoke tests)")
+    p.add_argument("--threads", type=ui.positive_int, default=2, help="torch threads (at most 2)")
+    p.add_argument("--none-weight", type=ui.positive_float, default=1.0,
                    help="weight of the out-of-domain `none` class in the epoch's example order (default 1)")
     p.add_argument("--word-dropout", type=float, default=0.0, metavar="P",
                    help="replace each word piece of a training sentence by [UNK] with probability P (default 0)")
@@ -807,11 +826,13 @@ def register(subparsers) -> None:
     p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                    help="keep the raw scores (default: temperature-scale them on the validation split, so that "
                         "a score threshold keeps its meaning)")
-    p.add_argument("--slot-weight", type=float, default=1.0, metavar="W",
+    p.add_argument("--slot-weight", type=ui.non_negative_float, default=1.0, metavar="W",
                    help="weight of the slot-tagging loss beside the intent loss; 0 trains no slot tagger (default 1)")
-    p.add_argument("--calibration", type=int, default=300, help="calibration sentences to ship (default 300)")
+    p.add_argument("--calibration", type=ui.non_negative_int, default=300, metavar="N",
+                   help="calibration sentences to ship (default 300)")
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
-    p.add_argument("--quiet", action="store_true")
+    ui.add_output_options(p, "print the final figures as one JSON object (what training.json's results hold, "
+                             "in brief) instead of a line of text")
     p.add_argument("--measure-only", action="store_true",
                    help="do not train: re-measure the model in --out on --data and rewrite its card")
     p.set_defaults(func=run)
