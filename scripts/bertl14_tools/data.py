@@ -607,6 +607,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     user_wildcards: dict[str, list[str]] = {}
     intents = load_intents(lang, intent_files, builtin, wildcards=user_wildcards)
     names = sorted(intents.intents)
+    # the intents the user's files define or extend (their templates are the user's to fix)
+    own = names if not builtin else sorted(load_intents(lang, intent_files, False).intents) if intent_files else []
     if only_intents:
         names = [n for n in names if n in set(only_intents)]
     if not names:
@@ -698,7 +700,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         "intents": len(names), "train": len(train), "validation": len(validation), "ood_eval": len(ood_eval),
         "ood_split": {"train": per_intent_counts.get(NONE_LABEL, 0),
                       "validation": sum(r["intent"] == NONE_LABEL for r in validation), "test": len(ood_eval)},
-        "conflicts_dropped": len(conflicts), "conflict_examples": conflicts[:20],
+        "conflicts_dropped": len(conflicts), "conflict_examples": conflicts[:20], "intents_from_files": own,
         "sentences_per_label": per_intent_counts,
     }
     if mask_names > 0:

@@ -85,7 +85,9 @@ def is_cjk_char(ch: str) -> bool:
 
 
 def train_vocab(texts: list[str], vocab_size: int) -> list[str]:
-    """WordPiece pieces learnt from `texts` (BERT normalisation: lower case, accents stripped, CJK by character).
+    """WordPiece pieces learnt from `texts` (BERT normalisation: lower case, accents stripped, CJK by character),
+    the special tokens first and the rest in code point order: `tokenizers` numbers the pieces of equal rank in an
+    order that changes from one process to the next, so the same data gives the same vocab.txt only when sorted.
     Continuation pieces of CJK characters ('##字') are dropped: BERT's basic tokenizer isolates every CJK
     character, so they can never be used."""
     from tokenizers import BertWordPieceTokenizer
@@ -94,7 +96,7 @@ def train_vocab(texts: list[str], vocab_size: int) -> list[str]:
                             limit_alphabet=4000, show_progress=False)
     vocab = sorted(tok.get_vocab().items(), key=lambda kv: kv[1])
     pieces = [p for p, _ in vocab if not (p.startswith("##") and len(p) == 3 and is_cjk_char(p[2]))]
-    return pieces
+    return SPECIAL_TOKENS + sorted(p for p in pieces if p not in SPECIAL_TOKENS)
 
 
 PLACEHOLDER_PIECES = ("[", "]", "name", "area", "floor")   # "[NAME]" etc. under BERT's basic tokenizer (uncased)
@@ -144,6 +146,114 @@ def balanced_indexes(labels: list[int], rng: random.Random, none_label: int | No
         order.extend(idx * repeat)
     rng.shuffle(order)
     return order
+
+
+BALANCE = ("classes", "repeat")
+MAX_REPEAT = 50
+
+
+def class_balanced_indexes(labels: list[int], rng: random.Random, none_label: int | None = None,
+                           none_weight: float = 1.0) -> tuple[list[int], dict[int, float]]:
+    """One epoch's example order in which every class has as many examples as the largest (a class's sentences
+    repeated, the rest of the count drawn from them at random; at most MAX_REPEAT times its sentences), and the
+    loss weight of each class: what its repetition cap left over, times `none_weight` for the `none` class. Every
+    label then weighs the same in an epoch's loss, whatever the number of its sentences (`--balance classes`)."""
+    by_label: dict[int, list[int]] = {}
+    for i, y in enumerate(labels):
+        by_label.setdefault(y, []).append(i)
+    largest = max(len(v) for v in by_label.values())
+    order, weights = [], {}
+    for y in sorted(by_label):
+        idx = by_label[y]
+        count = min(largest, MAX_REPEAT * len(idx))
+        order.extend(idx * (count // len(idx)) + rng.sample(idx, count % len(idx)))
+        weights[y] = largest / count * (none_weight if y == none_label else 1.0)
+    rng.shuffle(order)
+    return order, weights
+
+
+def epoch_order(labels: list[int], rng: random.Random, none_label: int | None, none_weight: float,
+                balance: str) -> tuple[list[int], dict[int, float] | None]:
+    """(example order, class loss weights or None) of one epoch for `--balance`."""
+    if balance == "repeat":
+        return balanced_indexes(labels, rng, none_label, none_weight), None
+    return class_balanced_indexes(labels, rng, none_label, none_weight)
+
+
+def check_intents(train_rows: list[dict], val_rows: list[dict], stats: dict, quiet: bool = False) -> None:
+    """Every intent can be trained and measured: some of its sentences in the validation split, and MIN_SENTENCES
+    distinct sentences or more for the intents of the user's files (Home Assistant's own few-sentence intents, such
+    as the English HassNevermind, are warned about); a warning for the intents under FEW_SENTENCES. Raised before
+    any model work."""
+    from .data import MIN_SENTENCES, NONE_LABEL, few_sentences_lines
+    n_train, n_val = {}, {}
+    for rows, counts in ((train_rows, n_train), (val_rows, n_val)):
+        for r in rows:
+            counts[r["intent"]] = counts.get(r["intent"], 0) + 1
+    intents = sorted(k for k in n_train if k != NONE_LABEL)
+    if not intents:
+        raise UserError("the training split has no intent sentences: make the data with `bertl14 dataset`")
+    totals = {k: n_train[k] + n_val.get(k, 0) for k in intents}
+    own = set(intents) if stats.get("builtin_intents") is False else set(stats.get("intents_from_files") or [])
+    too_few = {k: v for k, v in totals.items() if v < MIN_SENTENCES and k in own}
+    if too_few:
+        raise UserError("too few sentences to train and measure "
+                        + ", ".join(f"intent {k}: {v} ({n_train[k]} training, {n_val.get(k, 0)} validation)"
+                                    for k, v in sorted(too_few.items()))
+                        + f"; every intent needs at least {MIN_SENTENCES} distinct sentences: add alternatives to "
+                        "its templates ((a|b) choices, [optional] words, more sentences) and make the data again")
+    unmeasured = [k for k in intents if not n_val.get(k)]
+    if unmeasured:
+        raise UserError(f"the validation split has no sentence of {', '.join(unmeasured[:5])}"
+                        + (f" and {len(unmeasured) - 5} more intents" if len(unmeasured) > 5 else "")
+                        + ": make the data with `bertl14 dataset` and a --val-fraction above 0 (every intent then "
+                        "gets validation sentences)")
+    if not quiet:
+        for line in few_sentences_lines(totals):
+            print(line, file=sys.stderr)
+
+
+def check_floor(intents: dict[str, dict], floor: float, out: Path, epochs: int) -> None:
+    """The run fails when an intent's validation accuracy (argmax) is under `floor` (`--min-intent-accuracy`):
+    a model that never learnt an intent is not written."""
+    under = sorted(((k, a) for k, a in intents.items() if a["accuracy"] < floor), key=lambda ka: ka[1]["accuracy"])
+    if under:
+        raise UserError(f"validation accuracy under the floor {floor} for "
+                        + ", ".join(f"{k} {a['accuracy']} ({a['right']}/{a['n']})" for k, a in under[:8])
+                        + (f" and {len(under) - 8} more intents" if len(under) > 8 else "")
+                        + f"; nothing written to {out}: add sentences that tell these intents apart from the others "
+                        f"(alternatives in their templates) and make the data again, or train longer (--epochs "
+                        f"{2 * epochs}); --min-intent-accuracy 0 writes the model anyway")
+
+
+def check_options(args) -> None:
+    """Nonsensical options are errors before any data, model or teacher work."""
+    def number(x) -> bool:
+        return x is None or math.isfinite(x)
+    problems = [
+        (args.epochs >= 1, "--epochs must be at least 1 (the most epochs to train)"),
+        (args.lr is None or (number(args.lr) and args.lr > 0), "--lr must be a positive learning rate (e.g. 1e-3)"),
+        (args.batch >= 1, "--batch must be at least 1 (e.g. 64)"),
+        (args.max_steps is None or args.max_steps >= 1, "--max-steps must be at least 1"),
+        (args.threads is None or args.threads >= 1, "--threads must be at least 1"),
+        (args.patience >= 0, "--patience must be 0 (train every epoch, keep the last) or a number of epochs"),
+        (number(args.min_intent_accuracy) and 0 <= args.min_intent_accuracy <= 1,
+         "--min-intent-accuracy must be a fraction in [0, 1] (e.g. 0.8; 0: no floor)"),
+        (args.calibration >= 1, "--calibration must be at least 1 sentence (e.g. 300)"),
+        (number(args.none_weight) and args.none_weight > 0, "--none-weight must be positive (e.g. 1)"),
+        (number(args.word_dropout) and 0 <= args.word_dropout < 1,
+         "--word-dropout must be a fraction in [0, 1) (e.g. 0.1)"),
+        (number(args.slot_weight) and args.slot_weight >= 0,
+         "--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)"),
+    ]
+    for ok, message in problems:
+        if not ok:
+            raise UserError(message)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file: give a folder for the model")
+    if args.teacher and not (Path(args.teacher) / "config.json").is_file():
+        raise UserError(f"--teacher {args.teacher} has no config.json: give a model folder made by `bertl14 train`")
 
 
 def encode(tokenizer, texts: list[str], max_len: int = MAX_LEN):
@@ -264,13 +374,44 @@ def evaluate(model, tokenizer, rows: list[dict], labels: list[str]) -> dict:
             "predictions": pred}
 
 
+def intent_accuracies(rows: list[dict], pred: list[str]) -> dict[str, dict]:
+    """intent -> {"n", "right", "accuracy"} over the in-domain rows of `rows` (`pred`: a label for every row)."""
+    out: dict[str, dict] = {}
+    for r, p in zip(rows, pred):
+        if r["intent"] != "none":
+            a = out.setdefault(r["intent"], {"n": 0, "right": 0})
+            a["n"] += 1
+            a["right"] += p == r["intent"]
+    for a in out.values():
+        a["accuracy"] = round(a["right"] / a["n"], 4)
+    return dict(sorted(out.items()))
+
+
+def validation_scores(model, tokenizer, rows: list[dict], labels: list[str]) -> dict:
+    """What an epoch is judged by (argmax): the balanced validation accuracy, the mean over the labels (`none`
+    included) of each label's accuracy, so that neither a large intent nor the out-of-domain class can hide a small
+    intent; each intent's accuracy and their mean (in-domain); the accuracy over every row; the mean
+    cross-entropy."""
+    import torch
+    logits = predict_logits(model, tokenizer, [r["text"] for r in rows])
+    gold = torch.tensor([labels.index(r["intent"]) for r in rows])
+    pred = [labels[i] for i in logits.argmax(-1).tolist()]
+    per = intent_accuracies(rows, pred)
+    accs = [a["accuracy"] for a in per.values()]
+    none = [p == "none" for p, r in zip(pred, rows) if r["intent"] == "none"]
+    every = accs + ([sum(none) / len(none)] if none else [])
+    return {"accuracy": round(sum(p == r["intent"] for p, r in zip(pred, rows)) / len(rows), 4),
+            "balanced_accuracy": round(sum(every) / len(every), 4),
+            "in_domain_accuracy": round(sum(accs) / max(1, len(accs)), 4),
+            "intents": per, "loss": round(torch.nn.functional.cross_entropy(logits, gold).item(), 4)}
+
+
 def test_data_dir() -> Path | None:
-    """The public test sentences (evaluation only), or None."""
+    """The public test sentences (evaluation only): $BERTL14_TEST_DATA, else the workspace's
+    shared/data/ha-intents-tests beside the repository (models/README.md); None when neither is there."""
     env = os.environ.get("BERTL14_TEST_DATA")
-    candidates = [Path(env)] if env else []
-    repo = Path(__file__).resolve().parents[2]
-    candidates += [repo.parent / "shared" / "data" / "ha-intents-tests", Path("/work/shared/data/ha-intents-tests")]
-    return next((c for c in candidates if c.is_dir()), None)
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data" / "ha-intents-tests"
+    return path if path.is_dir() else None
 
 
 # ---------------------------------------------------------------- training
@@ -303,6 +444,7 @@ def minilm_embeddings(vocab: list[str], hidden: int, std: float):
 
 
 def run(args) -> int:
+    check_options(args)
     try:
         import torch
         import transformers
@@ -313,13 +455,7 @@ def run(args) -> int:
     transformers.logging.set_verbosity_error()
 
     data_dir, out = Path(args.data), Path(args.out)
-    if args.none_weight <= 0:     # checked before any data, model or teacher work
-        raise UserError("--none-weight must be positive")
-    if not 0 <= args.word_dropout < 1:
-        raise UserError("--word-dropout must be a fraction in [0, 1) (e.g. 0.1)")
-    if args.slot_weight < 0:
-        raise UserError("--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)")
-    torch.set_num_threads(max(1, min(2, args.threads)))
+    torch.set_num_threads(args.threads or os.cpu_count() or 1)
     if args.measure_only:
         if not (out / "config.json").exists():
             raise UserError(f"{out} has no config.json: train it first (without --measure-only)")
@@ -331,13 +467,16 @@ def run(args) -> int:
     label_id = {lab: i for i, lab in enumerate(labels)}
     val_rows = [r for r in val_rows if r["intent"] in label_id]
     arch = parse_arch(args.arch)
+    check_intents(train_rows, val_rows, stats, args.quiet)
 
-    torch.set_num_threads(max(1, min(2, args.threads)))
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
     rng = random.Random(args.seed)
-    out.mkdir(parents=True, exist_ok=True)
+    # the vocabulary is written here while training; --out gets the folder only when the run succeeds
+    import tempfile
+    work_dir = tempfile.TemporaryDirectory(prefix="bertl14-train-")
+    work = Path(work_dir.name)
     t_start = time.time()
 
     from .tagging import IGNORE, tag_names
@@ -356,8 +495,8 @@ def run(args) -> int:
     else:
         vocab = with_placeholder_pieces(train_vocab([r["text"] for r in train_rows], arch["vocab"]),
                                         [r["text"] for r in train_rows])
-        write_tokenizer_files(out, vocab)
-        tokenizer = BertTokenizer(str(out / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
+        write_tokenizer_files(work, vocab)
+        tokenizer = BertTokenizer(str(work / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
                                   strip_accents=None)
         config = BertConfig(vocab_size=len(vocab), hidden_size=arch["hidden"], num_hidden_layers=arch["layers"],
                             num_attention_heads=arch["heads"], intermediate_size=arch["intermediate"],
@@ -380,13 +519,13 @@ def run(args) -> int:
         teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
 
     if arch.get("pretrained"):
-        tokenizer.save_vocabulary(str(out))
-    tok = wordpiece(out / "vocab.txt")
+        tokenizer.save_vocabulary(str(work))
+    tok = wordpiece(work / "vocab.txt")
     train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
-    steps_per_epoch = math.ceil(len(balanced_indexes(y.tolist(), random.Random(0), none_id, args.none_weight))
-                                / args.batch)
+    steps_per_epoch = math.ceil(len(epoch_order(y.tolist(), random.Random(0), none_id, args.none_weight,
+                                                args.balance)[0]) / args.batch)
     total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     warmup = max(1, total_steps // 20)
@@ -396,10 +535,16 @@ def run(args) -> int:
     dropout_rng = torch.Generator().manual_seed(args.seed)
     step = 0
     history = []
+    best = None          # (balanced validation accuracy, -validation loss, epoch, weights) of the epoch kept
+    since_better = 0     # epochs since the balanced validation accuracy last rose
+    stopped = "max_epochs"
     with tqdm(total=total_steps, desc=f"train {out.name}", unit="step", disable=args.quiet) as bar:
         for epoch in range(args.epochs):
             model.train()
-            order = balanced_indexes(y.tolist(), rng, none_id, args.none_weight)
+            order, class_weights = epoch_order(y.tolist(), rng, none_id, args.none_weight, args.balance)
+            weight = (torch.tensor([class_weights.get(i, 1.0) for i in range(len(labels))])
+                      if class_weights else None)
+            losses = []
             for b in range(0, len(order), args.batch):
                 if step >= total_steps:
                     break
@@ -412,7 +557,7 @@ def run(args) -> int:
                         & (enc["attention_mask"] == 1) & (ids != tokenizer.cls_token_id) & (ids != tokenizer.sep_token_id)
                     enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
                 logits, tag_logits = model(**enc)
-                loss = torch.nn.functional.cross_entropy(logits, y[idx])
+                loss = torch.nn.functional.cross_entropy(logits, y[idx], weight=weight)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
                     target = pad_batch([train_tags[i] for i in idx], IGNORE)
                     loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
@@ -428,15 +573,44 @@ def run(args) -> int:
                 optimizer.step()
                 scheduler.step()
                 step += 1
+                losses.append(loss.item())
                 bar.update(1)
                 bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
-            val = evaluate(model, tokenizer, val_rows, labels)
-            history.append({"epoch": epoch + 1, "val_accuracy": val.get("accuracy")})
+            val = validation_scores(model, tokenizer, val_rows, labels)
+            lowest = min(val["intents"].items(), key=lambda kv: kv[1]["accuracy"])
+            history.append({"epoch": epoch + 1, "val_accuracy": val["accuracy"],
+                            "balanced_accuracy": val["balanced_accuracy"], "in_domain_accuracy": val["in_domain_accuracy"],
+                            "lowest_intent": {"intent": lowest[0], "accuracy": lowest[1]["accuracy"]},
+                            "val_loss": val["loss"], "train_loss": round(sum(losses) / max(1, len(losses)), 4)})
             if tags:
                 history[-1]["val_slot_spans"] = span_accuracy(model, tok, val_rows, tags)
             if not args.quiet:
-                print(f"epoch {epoch + 1}: validation accuracy {val.get('accuracy')}"
+                print(f"epoch {epoch + 1}: balanced validation accuracy {val['balanced_accuracy']}, in-domain "
+                      f"{val['in_domain_accuracy']} (lowest {lowest[0]} {lowest[1]['accuracy']}), loss {val['loss']}"
                       + (f", slot spans {history[-1]['val_slot_spans']}" if tags else ""), file=sys.stderr)
+            # early stopping: keep the epoch with the best balanced validation accuracy (ties: the lower
+            # validation loss); stop when it has not risen for --patience epochs (0: every epoch, keep the last)
+            key = (val["balanced_accuracy"], -val["loss"])
+            if best is None or val["balanced_accuracy"] > best[0]:
+                since_better = 0
+            else:
+                since_better += 1
+            if args.patience and (best is None or key > best[:2]):
+                best = (*key, epoch + 1, {k: v.detach().clone() for k, v in model.state_dict().items()}, val)
+            if step >= total_steps:
+                stopped = "max_steps"
+                break
+            if args.patience and since_better >= args.patience:
+                stopped = "patience"
+                if not args.quiet:
+                    print(f"stopping: no better balanced validation accuracy for {args.patience} epochs; keeping "
+                          f"epoch {best[2]}", file=sys.stderr)
+                break
+    kept_epoch = len(history)
+    if best is not None:
+        model.load_state_dict(best[3])
+        kept_epoch, val = best[2], best[4]
+    check_floor(val["intents"], args.min_intent_accuracy, out, args.epochs)
     train_seconds = time.time() - t_start
     # calibrated scores: the intent logits divided by the temperature that fits the validation split best,
     # folded into the classifier so the converted model (and the device) gives the calibrated score
@@ -447,6 +621,7 @@ def run(args) -> int:
 
     # ---- save the Hugging Face folder
     model.eval()
+    out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     if arch.get("pretrained"):
         tokenizer.save_pretrained(out)
@@ -468,12 +643,18 @@ def run(args) -> int:
                                                + "\n", encoding="utf-8")
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
-    training = {"arch": args.arch, "epochs": args.epochs, "seed": args.seed, "teacher": args.teacher,
+    from .data import PLACEHOLDERS
+    training = {"arch": args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
+                "stopped": stopped, "patience": args.patience, "balance": args.balance,
+                "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
                 "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
                 "train_seconds": round(train_seconds), "history": history, "command": command_line(args),
-                "train_sentences": len(train_rows), "dataset": stats, "data": args.data}
+                "train_sentences": len(train_rows), "dataset": stats, "data": args.data,
+                "train_per_label": {lab: int((y == i).sum()) for i, lab in enumerate(labels)},
+                # the training text has the registry's placeholders: the firmware may compile a registry in
+                "name_placeholders": any(p in r["text"] for r in train_rows for p in PLACEHOLDERS.values())}
     (out / "training.json").write_text(json.dumps({"training": training}, ensure_ascii=False, indent=1) + "\n",
                                        encoding="utf-8")
     return measure(out, data_dir, no_test=args.no_test, as_json=args.json)
@@ -609,9 +790,26 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
         results["natural_test"] = {**strip_pred(evaluate(model, tokenizer, rows, labels)),
                                    "accuracy_at_threshold": accuracy(rows, pred),
                                    "split": "natural-test.jsonl (hash half of data/natural-<lang>.jsonl), measured only"}
+    # each intent on its own (template validation sentences): argmax, and at min_score as the device answers
+    in_val = [r for r in val_rows if r["intent"] != "none"]
+    if in_val:
+        in_probs = probs_of(in_val)
+        at_zero = intent_accuracies(in_val, [labels[i] for i in in_probs.argmax(-1).tolist()])
+        at_t = intent_accuracies(in_val, accepted_predictions(in_probs, labels, threshold))
+        results["intents"] = {k: {"n": a["n"], "accuracy": a["accuracy"],
+                                  "accuracy_at_threshold": at_t[k]["accuracy"]} for k, a in at_zero.items()}
+        floor = training.get("min_intent_accuracy")
+        low = {k: a["accuracy_at_threshold"] for k, a in results["intents"].items()
+               if floor and a["accuracy_at_threshold"] < floor}
+        if low:
+            print(f"warning: at min_score {threshold} the device answers these intents' validation sentences under "
+                  f"{floor}: " + ", ".join(f"{k} {v}" for k, v in low.items())
+                  + " (their top scores fall under the threshold): more sentences for them, or more out-of-domain "
+                  "ones, let a lower threshold keep out-of-domain sentences out", file=sys.stderr)
     lang = stats.get("lang")
     tdir = test_data_dir()
-    if lang and tdir and (tdir / f"{lang}.jsonl").exists() and not no_test:
+    # the public test is Home Assistant's: only a model of its intents is measured on it
+    if lang and tdir and (tdir / f"{lang}.jsonl").exists() and not no_test and stats.get("builtin_intents", True):
         test_rows = read_jsonl(tdir / f"{lang}.jsonl")
         results["public_test"] = strip_pred(evaluate(model, tokenizer, test_rows, labels))
         results["public_test"]["accuracy_at_threshold"] = accuracy(
@@ -630,8 +828,8 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
                            cfg.max_position_embeddings, cfg.type_vocab_size)
     summary = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "heads": cfg.num_attention_heads,
                "intermediate": cfg.intermediate_size, "vocab": vocab_size, "labels": len(labels),
-               "parameters": n_params, "flash_estimate": flash, "min_score": threshold, "results": results,
-               "training": training}
+               "parameters": n_params, "flash_estimate": flash, "min_score": threshold,
+               "name_placeholders": name_placeholders(info), "results": results, "training": training}
     if notes:
         summary["notes"] = notes
     (out / "training.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -659,6 +857,17 @@ def print_result(result: dict, as_json: bool) -> None:
     if test:
         line += f"; public test accuracy {test.get('accuracy')} ({test.get('accuracy_at_threshold')} at min_score)"
     print(line + f"; all figures in {result['out']}/training.json")
+
+
+def name_placeholders(info: dict) -> bool:
+    """Whether the model was trained on sentences with the registry's placeholders ([NAME], [AREA], [FLOOR]), from
+    its training.json: the build compiles a registry in only for such a model (cmake/registry.cmake)."""
+    if "name_placeholders" in info:
+        return bool(info["name_placeholders"])
+    training = info.get("training", {})
+    if "name_placeholders" in training:
+        return bool(training["name_placeholders"])
+    return bool(training.get("dataset", {}).get("mask_names"))
 
 
 def strip_pred(result: dict) -> dict:
@@ -715,7 +924,10 @@ def write_model_card(out: Path, s: dict) -> None:
                 + (f" --ood-generated {ds['ood_generated']}" if ds.get("ood_generated") else "")
                 + (f" --wildcard-words {ds['wildcard_words']}" if ds.get("wildcard_words") else "")
                 + "".join(f" --intents {f}" for f in ds.get("intent_files") or [])
-                + (" --no-builtin" if ds.get("builtin_intents") is False else ""))
+                + (" --no-builtin" if ds.get("builtin_intents") is False else "")
+                + (" --no-ood" if ds.get("ood") is False else "")
+                + (" --split first" if ds.get("split", "first") == "first" else ""))   # the older data's split
+    builtin = ds.get("builtin_intents", True)
     lines = [f"# {out.name}", "",
              "Intent classifier for bertl14 (BERT encoder + classifier"
              + (f" + a slot tagger of {t['slot_tags']} BIO tags on every token" if t.get("slot_tags") else "")
@@ -725,10 +937,12 @@ def write_model_card(out: Path, s: dict) -> None:
                 "Foundation and contributors) expanded with `hassil` by `bertl14 dataset`; slots filled from "
                 "bertl14's own lists (`scripts/bertl14_tools/data/`)."] if ds.get("builtin_intents", True) else []),
              *([f"- Intent files: {', '.join('`' + f + '`' for f in ds['intent_files'])} (hassil templates"
-                + (", merged with Home Assistant's" if ds.get("builtin_intents", True) else ", alone: `--no-builtin`")
+                + (", merged with Home Assistant's" if builtin else ", alone: `--no-builtin`; their lists and "
+                   "wildcard phrases fill their slots, `{name}`/`{area}`/`{floor}` come from bertl14's own lists")
                 + ")."] if ds.get("intent_files") else []),
-             "- Out-of-domain sentences written for bertl14 form the `none` class (split by a hash of the sentence: "
-             "half training, a quarter validation, a quarter held-out test).",
+             *(["- Out-of-domain sentences written for bertl14 form the `none` class (split by a hash of the sentence: "
+                "half training, a quarter validation, a quarter held-out test)."] if ds.get("ood", True) else
+               ["- No out-of-domain `none` class (`--no-ood`): every sentence gets one of the intents."]),
              f"- {t.get('train_sentences', '?')} training sentences, {ds.get('validation', '?')} validation, "
              f"{ds.get('conflicts_dropped', '?')} sentences with two labels dropped; {s['labels']} labels.",
              *([f"- Names masked (`--mask-names {ds['mask_names']}`): {ds['masked']['train']} training sentences "
@@ -745,8 +959,8 @@ def write_model_card(out: Path, s: dict) -> None:
              *([f"- Scores are temperature-scaled (T = {t['temperature']}, fitted on the validation split and folded "
                 "into the classifier), so that the threshold keeps its meaning."] if t.get("temperature") not in
                (None, 1.0) else []),
-             "- The public test sentences were never used for training, vocabulary, threshold or any choice; "
-             "they are only evaluated below.", "",
+             *(["- The public test sentences were never used for training, vocabulary, threshold or any choice; "
+                "they are only evaluated below."] if builtin else []), "",
              "## Architecture", "",
              "| layers | hidden | heads | intermediate | vocab | labels | parameters | est. bertl14 flash |",
              "|---|---|---|---|---|---|---|---|",
@@ -760,6 +974,15 @@ def write_model_card(out: Path, s: dict) -> None:
                 "validation_handwritten", "validation_natural", "natural_test", "public_test"):
         if key in r:
             lines.append(f"| {key} | {r[key]['n']} | {r[key]['accuracy']} | {r[key]['macro_f1']} |")
+    if r.get("intents"):
+        lines += ["", "## Per intent (validation, float)", "",
+                  f"Every intent's template validation sentences; training fails when one is under "
+                  f"{t.get('min_intent_accuracy', 0)} (argmax, `--min-intent-accuracy`).", "",
+                  "| intent | training sentences | validation | accuracy | at min_score |", "|---|---|---|---|---|"]
+        per_label = t.get("train_per_label", {})
+        for k, a in r["intents"].items():
+            trained = per_label.get(k, "?")
+            lines.append(f"| {k} | {trained} | {a['n']} | {a['accuracy']} | {a['accuracy_at_threshold']} |")
     sel = r.get("selection", {})
     if sel:
         lines += ["", "## Score threshold (`min_score`, firmware `APP_MIN_SCORE`)", "",
@@ -793,7 +1016,15 @@ def write_model_card(out: Path, s: dict) -> None:
     extra = [f"- {n}" for n in s.get("notes", [])]
     if extra:
         lines += ["", "## History and notes", ""] + extra
-    lines += ["", f"Training: {t.get('epochs')} epochs, seed {t.get('seed')}, `none` weight {t.get('none_weight', 1.0)}, "
+    if "patience" in t:
+        stop = {"patience": f"stopped after {t['patience']} epochs without a better balanced validation accuracy",
+                "max_steps": "stopped at --max-steps", "max_epochs": "all epochs run"}.get(t.get("stopped"), "")
+        epochs = (f"{t['epochs']} of at most {t['max_epochs']} epochs ({stop}; kept epoch {t['kept_epoch']})"
+                  if t["patience"] else f"{t['epochs']} epochs (no early stopping)")
+        epochs += f", `--balance {t['balance']}`"
+    else:
+        epochs = f"{t.get('epochs')} epochs"
+    lines += ["", f"Training: {epochs}, seed {t.get('seed')}, `none` weight {t.get('none_weight', 1.0)}, "
               + (f"word dropout {t['word_dropout']}, " if t.get("word_dropout") else "")
               + (f"slot loss weight {t['slot_weight']}, " if t.get("slot_tags") else "")
               + f"{t.get('train_seconds')} s of training" + (f", distilled from `{t['teacher']}`" if t.get("teacher") else "") + ".", "",
@@ -809,14 +1040,29 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, help="output model folder, e.g. models/intent-en")
     p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
     from . import ui
-    p.add_argument("--epochs", type=ui.positive_int, default=4, help="epochs to train (default 4)")
+    p.add_argument("--epochs", type=ui.positive_int, default=20,
+                   help="the most epochs to train (default 20); training stops sooner when the balanced validation "
+                        "accuracy has not risen for --patience epochs")
+    p.add_argument("--patience", type=ui.non_negative_int, default=3, metavar="EPOCHS",
+                   help="stop after this many epochs without a better balanced validation accuracy (the mean of "
+                        "every label's accuracy, `none` included) and keep the best epoch's weights; 0 trains every "
+                        "--epochs epoch and keeps the last (default 3)")
+    p.add_argument("--balance", choices=BALANCE, default="classes",
+                   help="classes: every label weighs the same in each epoch (a label's sentences repeated up to the "
+                        "largest label's count, loss weights for the rest); repeat: labels with few sentences "
+                        "repeated up to a quarter of the largest (at most 50 times), the recipe of the shipped "
+                        "models (default classes)")
+    p.add_argument("--min-intent-accuracy", type=ui.fraction, default=0.8, metavar="FRACTION",
+                   help="fail, writing nothing, when an intent's validation accuracy is under this (default 0.8; "
+                        "0: no floor)")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights' start and the data order (default 0)")
     p.add_argument("--batch", type=ui.positive_int, default=64, help="sentences a training step (default 64)")
     p.add_argument("--lr", type=ui.positive_float, help="learning rate (default 1e-3 from scratch, 5e-5 for minilm)")
     p.add_argument("--max-steps", type=ui.positive_int, help="stop after this many steps (smoke tests)")
-    p.add_argument("--threads", type=ui.positive_int, default=2, help="torch threads (at most 2)")
+    p.add_argument("--threads", type=ui.positive_int, help="torch threads (default: the machine's CPU count)")
     p.add_argument("--none-weight", type=ui.positive_float, default=1.0,
-                   help="weight of the out-of-domain `none` class in the epoch's example order (default 1)")
+                   help="weight of the out-of-domain `none` class: its loss weight (--balance classes) or its share "
+                        "of the epoch's example order (--balance repeat) (default 1)")
     p.add_argument("--word-dropout", type=float, default=0.0, metavar="P",
                    help="replace each word piece of a training sentence by [UNK] with probability P (default 0)")
     p.add_argument("--init-embeddings", choices=["random", "minilm"], default="random",
@@ -844,7 +1090,7 @@ def command_line(args) -> str:
     if args.teacher:
         parts += ["--teacher", args.teacher]
     parts += ["--epochs", str(args.epochs), "--seed", str(args.seed)]
-    if args.threads != 2:
+    if args.threads is not None:
         parts += ["--threads", str(args.threads)]
     if not args.calibrate:
         parts.append("--no-calibrate")
@@ -852,7 +1098,9 @@ def command_line(args) -> str:
         parts += ["--init-embeddings", args.init_embeddings]
     for flag, value, default in (("--batch", args.batch, 64), ("--lr", args.lr, None), ("--none-weight", args.none_weight, 1.0),
                                  ("--word-dropout", args.word_dropout, 0.0), ("--slot-weight", args.slot_weight, 1.0),
-                                 ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300)):
+                                 ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300),
+                                 ("--patience", args.patience, 3), ("--balance", args.balance, "classes"),
+                                 ("--min-intent-accuracy", args.min_intent_accuracy, 0.8)):
         if value != default:
             parts += [flag, str(value)]
     return " ".join(shlex.quote(p) for p in parts)
