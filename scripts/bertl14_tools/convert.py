@@ -643,7 +643,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("convert", help="convert a Hugging Face BERT folder into a bertl14 model folder",
                               description=__doc__.splitlines()[0])
     p.add_argument("--model", required=True, metavar="DIR",
-                   help="Hugging Face BERT folder (or a converted folder: see docs/converter.md)")
+                   help="Hugging Face BERT folder, or a converted folder (copied when made with the same "
+                        "options, else converted again from its source)")
     p.add_argument("--out", required=True, metavar="DIR", help="output model folder")
     add_convert_arguments(p)
     p.set_defaults(func=run)
