@@ -657,7 +657,8 @@ def cmd_console(args) -> int:
                 out.problem(f"protocol error: {exc}")
                 return 1
             out.banner(dev.banner)
-        first = [t.encode("utf-8", "surrogateescape") for t in (SAMPLE_LINES if args.samples else []) + (args.send or [])]
+        first = [t.encode("utf-8", "surrogateescape")
+                 for t in (SAMPLE_LINES if args.samples else []) + (args.send or [])]
         try:
             _send_lines(dev, out, first)
             if args.send:
