@@ -8,32 +8,35 @@
 #define BERTL14_ACLE_EMUL_H
 
 #include <stdint.h>
-#include <string.h>
 
+/* Every intrinsic is used through a bertl14_ name (the __ names are the compiler's): on a core with the DSP
+ * extension it is the ACLE intrinsic itself, elsewhere a bit-exact C emulation. */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(BERTL14_FORCE_ACLE_EMUL)
 #include <arm_acle.h>
 #define BERTL14_ACLE_NATIVE 1
+
+static inline int32_t bertl14_smlad(uint32_t x, uint32_t y, int32_t acc)
+{
+    return __smlad((int16x2_t)x, (int16x2_t)y, acc);
+}
+static inline uint32_t bertl14_sxtb16(uint32_t x) { return (uint32_t)__sxtb16((int8x4_t)x); }
+static inline int32_t bertl14_qadd(int32_t a, int32_t b) { return __qadd(a, b); }
+/* The saturation width is an immediate of the instruction: these two stay macros. */
+#define bertl14_usat(x, bits) ((uint32_t)__usat((x), (bits)))
+#define bertl14_ssat(x, bits) ((int32_t)__ssat((x), (bits)))
 #else
 #define BERTL14_ACLE_NATIVE 0
 
 /* SMLAD: acc + lo(x)*lo(y) + hi(x)*hi(y) (16-bit signed halves, 32-bit wrapping sum). */
-static inline int32_t __smlad(uint32_t x, uint32_t y, int32_t acc)
+static inline int32_t bertl14_smlad(uint32_t x, uint32_t y, int32_t acc)
 {
     int32_t p0 = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(y & 0xFFFFu);
     int32_t p1 = (int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(y >> 16);
     return (int32_t)((uint32_t)acc + (uint32_t)p0 + (uint32_t)p1);
 }
 
-/* SMLALD: 64-bit acc + lo*lo + hi*hi. */
-static inline int64_t __smlald(uint32_t x, uint32_t y, int64_t acc)
-{
-    int32_t p0 = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(y & 0xFFFFu);
-    int32_t p1 = (int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(y >> 16);
-    return acc + p0 + p1;
-}
-
 /* SXTB16: sign-extend bytes 0 and 2 into the two halfwords. */
-static inline uint32_t __sxtb16(uint32_t x)
+static inline uint32_t bertl14_sxtb16(uint32_t x)
 {
     uint32_t lo = (uint32_t)(uint16_t)(int16_t)(int8_t)(x & 0xFFu);
     uint32_t hi = (uint32_t)(uint16_t)(int16_t)(int8_t)((x >> 16) & 0xFFu);
@@ -41,21 +44,21 @@ static inline uint32_t __sxtb16(uint32_t x)
 }
 
 /* QADD: saturating 32-bit signed addition. */
-static inline int32_t __qadd(int32_t a, int32_t b)
+static inline int32_t bertl14_qadd(int32_t a, int32_t b)
 {
     int64_t s = (int64_t)a + b;
     return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
 }
 
 /* USAT: saturate to [0, 2^bits - 1]. */
-static inline uint32_t __usat(int32_t x, uint32_t bits)
+static inline uint32_t bertl14_usat(int32_t x, uint32_t bits)
 {
     const int32_t hi = (int32_t)((1u << bits) - 1u);
     return (uint32_t)(x > hi ? hi : (x < 0 ? 0 : x));
 }
 
 /* SSAT: saturate to a signed `bits`-bit range. */
-static inline int32_t __ssat(int32_t x, uint32_t bits)
+static inline int32_t bertl14_ssat(int32_t x, uint32_t bits)
 {
     int32_t hi = (int32_t)((1u << (bits - 1u)) - 1u);
     int32_t lo = -hi - 1;
@@ -115,7 +118,7 @@ static inline uint32_t bertl14_sxtb16_ror8(uint32_t x)
 #else
 static inline uint32_t bertl14_pack_lo16(uint32_t a, uint32_t b) { return (a & 0xFFFFu) | (b << 16); }
 static inline uint32_t bertl14_pack_hi16(uint32_t a, uint32_t b) { return (a >> 16) | (b & 0xFFFF0000u); }
-static inline uint32_t bertl14_sxtb16_ror8(uint32_t x) { return __sxtb16((x >> 8) | (x << 24)); }
+static inline uint32_t bertl14_sxtb16_ror8(uint32_t x) { return bertl14_sxtb16((x >> 8) | (x << 24)); }
 #endif
 
 /* SMMULR: (a * b + 2^31) >> 32, the rounded high word of the 64-bit product. */
@@ -152,14 +155,6 @@ static inline int32_t bertl14_smmla(int32_t a, int32_t b, int32_t c)
 static inline uint32_t bertl14_ror8(uint32_t x)
 {
     return (x >> 8) | (x << 24);
-}
-
-/* Unaligned-safe 32-bit loads (one LDR on Cortex-M7). */
-static inline uint32_t bertl14_ld32(const void *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
 }
 
 #endif /* BERTL14_ACLE_EMUL_H */

@@ -24,14 +24,13 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
             const int32_t *wu = w, *const wend = w + (n & ~1u);
             for (; wu < wend; wu += 2, vu += 2u * v_stride) {
                 const uint32_t wp = bertl14_pack_lo16((uint32_t)wu[0], (uint32_t)wu[1]);
-                const uint32_t a = *(const uint32_t *)(const void *)vu;
-                const uint32_t b = *(const uint32_t *)(const void *)(vu + v_stride);
-                const uint32_t ae = __sxtb16(a), be = __sxtb16(b);                       /* (a0, a2), (b0, b2) */
+                const uint32_t a = bertl14_ld32(vu), b = bertl14_ld32(vu + v_stride);
+                const uint32_t ae = bertl14_sxtb16(a), be = bertl14_sxtb16(b);                       /* (a0, a2), (b0, b2) */
                 const uint32_t ao = bertl14_sxtb16_ror8(a), bo = bertl14_sxtb16_ror8(b); /* (a1, a3), (b1, b3) */
-                c0 = __smlad(wp, bertl14_pack_lo16(ae, be), c0);
-                c2 = __smlad(wp, bertl14_pack_hi16(ae, be), c2);
-                c1 = __smlad(wp, bertl14_pack_lo16(ao, bo), c1);
-                c3 = __smlad(wp, bertl14_pack_hi16(ao, bo), c3);
+                c0 = bertl14_smlad(wp, bertl14_pack_lo16(ae, be), c0);
+                c2 = bertl14_smlad(wp, bertl14_pack_hi16(ae, be), c2);
+                c1 = bertl14_smlad(wp, bertl14_pack_lo16(ao, bo), c1);
+                c3 = bertl14_smlad(wp, bertl14_pack_hi16(ao, bo), c3);
             }
             if (n & 1u) {                                          /* the last key of an odd n */
                 c0 += *wu * vu[0];
@@ -39,10 +38,10 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
                 c2 += *wu * vu[2];
                 c3 += *wu * vu[3];
             }
-            ctx[i] = (int16_t)__ssat(bertl14_rsr32(c0, 8), 16);
-            ctx[i + 1u] = (int16_t)__ssat(bertl14_rsr32(c1, 8), 16);
-            ctx[i + 2u] = (int16_t)__ssat(bertl14_rsr32(c2, 8), 16);
-            ctx[i + 3u] = (int16_t)__ssat(bertl14_rsr32(c3, 8), 16);
+            ctx[i] = (int16_t)bertl14_ssat(bertl14_rsr32(c0, 8), 16);
+            ctx[i + 1u] = (int16_t)bertl14_ssat(bertl14_rsr32(c1, 8), 16);
+            ctx[i + 2u] = (int16_t)bertl14_ssat(bertl14_rsr32(c2, 8), 16);
+            ctx[i + 3u] = (int16_t)bertl14_ssat(bertl14_rsr32(c3, 8), 16);
         }
     } else if (!(((uintptr_t)v | v_stride) & 3u)) {
         for (; i + 8u <= d; i += 8u) {                             /* eight channels a pass */
@@ -50,7 +49,7 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
             const int8_t *vu = v + i;
             for (uint32_t u = 0; u < n; u++, vu += v_stride) {
                 const int32_t wu = w[u];
-                const uint32_t a = *(const uint32_t *)(const void *)vu, b = *(const uint32_t *)(const void *)(vu + 4);
+                const uint32_t a = bertl14_ld32(vu), b = bertl14_ld32(vu + 4);
                 c0 += wu * (int8_t)a;
                 c1 += wu * (int8_t)(a >> 8);
                 c2 += wu * (int8_t)(a >> 16);
@@ -60,16 +59,18 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
                 c6 += wu * (int8_t)(b >> 16);
                 c7 += wu * ((int32_t)b >> 24);
             }
-            ctx[i] = (int16_t)__ssat(bertl14_rsr32(c0, 8), 16);
-            ctx[i + 1u] = (int16_t)__ssat(bertl14_rsr32(c1, 8), 16);
-            ctx[i + 2u] = (int16_t)__ssat(bertl14_rsr32(c2, 8), 16);
-            ctx[i + 3u] = (int16_t)__ssat(bertl14_rsr32(c3, 8), 16);
-            ctx[i + 4u] = (int16_t)__ssat(bertl14_rsr32(c4, 8), 16);
-            ctx[i + 5u] = (int16_t)__ssat(bertl14_rsr32(c5, 8), 16);
-            ctx[i + 6u] = (int16_t)__ssat(bertl14_rsr32(c6, 8), 16);
-            ctx[i + 7u] = (int16_t)__ssat(bertl14_rsr32(c7, 8), 16);
+            ctx[i] = (int16_t)bertl14_ssat(bertl14_rsr32(c0, 8), 16);
+            ctx[i + 1u] = (int16_t)bertl14_ssat(bertl14_rsr32(c1, 8), 16);
+            ctx[i + 2u] = (int16_t)bertl14_ssat(bertl14_rsr32(c2, 8), 16);
+            ctx[i + 3u] = (int16_t)bertl14_ssat(bertl14_rsr32(c3, 8), 16);
+            ctx[i + 4u] = (int16_t)bertl14_ssat(bertl14_rsr32(c4, 8), 16);
+            ctx[i + 5u] = (int16_t)bertl14_ssat(bertl14_rsr32(c5, 8), 16);
+            ctx[i + 6u] = (int16_t)bertl14_ssat(bertl14_rsr32(c6, 8), 16);
+            ctx[i + 7u] = (int16_t)bertl14_ssat(bertl14_rsr32(c7, 8), 16);
         }
     }
+#else
+    (void)wor;                                                     /* the DSP body's test */
 #endif
     for (; i < d; i++) {                                           /* one channel a pass */
         int32_t c = 0;

@@ -33,19 +33,20 @@ void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint3
         const uint32_t groups = d / 4u;
         for (uint32_t g = 0; g < groups; g++) {
             const uint32_t wq = bertl14_ld32(q + 4u * g);
-            qx[2u * g] = __sxtb16(wq);
-            qx[2u * g + 1u] = __sxtb16(bertl14_ror8(wq));
+            qx[2u * g] = bertl14_sxtb16(wq);
+            qx[2u * g + 1u] = bertl14_sxtb16(bertl14_ror8(wq));
         }
         for (; u + 2u <= n; u += 2u) {                     /* two keys a pass */
-            const uint32_t *k0 = (const uint32_t *)(const void *)(k + u * k_stride);
-            const uint32_t *k1 = (const uint32_t *)(const void *)(k + (u + 1u) * k_stride);
+            const int8_t *const k0 = BERTL14_ALIGNED4(k + u * k_stride);
+            const int8_t *const k1 = BERTL14_ALIGNED4(k + (u + 1u) * k_stride);
             int32_t a0 = 0, a1 = 0;
             for (uint32_t g = 0; g < groups; g++) {
-                const uint32_t qe = qx[2u * g], qo = qx[2u * g + 1u], w0 = k0[g], w1 = k1[g];
-                a0 = __smlad(qe, __sxtb16(w0), a0);
-                a0 = __smlad(qo, bertl14_sxtb16_ror8(w0), a0);
-                a1 = __smlad(qe, __sxtb16(w1), a1);
-                a1 = __smlad(qo, bertl14_sxtb16_ror8(w1), a1);
+                const uint32_t qe = qx[2u * g], qo = qx[2u * g + 1u];
+                const uint32_t w0 = bertl14_ld32(k0 + 4u * g), w1 = bertl14_ld32(k1 + 4u * g);
+                a0 = bertl14_smlad(qe, bertl14_sxtb16(w0), a0);
+                a0 = bertl14_smlad(qo, bertl14_sxtb16_ror8(w0), a0);
+                a1 = bertl14_smlad(qe, bertl14_sxtb16(w1), a1);
+                a1 = bertl14_smlad(qo, bertl14_sxtb16_ror8(w1), a1);
             }
             scores[u] = scale_score(a0, sq, sk[u * sk_stride], shift, fast);
             scores[u + 1u] = scale_score(a1, sq, sk[(u + 1u) * sk_stride], shift, fast);

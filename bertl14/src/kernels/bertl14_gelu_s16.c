@@ -48,7 +48,7 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
 static inline int32_t smooth_one(int32_t x, uint32_t ism)
 {
 #if defined(BERTL14_USE_DSP)
-    return __ssat((x * (int32_t)ism + 2048) >> 12, 16);
+    return bertl14_ssat((x * (int32_t)ism + 2048) >> 12, 16);
 #else
     return bertl14_sat16((x * (int32_t)ism + 2048) >> 12);
 #endif

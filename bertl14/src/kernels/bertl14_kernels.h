@@ -9,6 +9,7 @@
 #define BERTL14_KERNELS_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* Rarely taken exact fallbacks: out of line and compiled for size. */
 #if defined(__GNUC__)
@@ -18,6 +19,32 @@
 #define BERTL14_COLD
 #define BERTL14_NOINLINE
 #endif
+
+/* ---- loads and stores ---------------------------------------------------------------------- */
+
+/** The 32-bit word at p (any alignment), read as bytes: the one way the library reads memory as another type
+ *  than it was written with (four int8 values, two int16 values, an int32 field of the int16 weights blob), so
+ *  no load breaks C's aliasing rules. GCC and Clang compile it to one load (LDR on Armv7-M). */
+static inline uint32_t bertl14_ld32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/** p, promised 4-byte aligned (a kernel checked it): bertl14_ld32(BERTL14_ALIGNED4(p)) is the same load, and
+ *  the compiler may then fold the pointer's increment into it (LDR with writeback). */
+#if defined(__GNUC__)
+#define BERTL14_ALIGNED4(p) __builtin_assume_aligned((p), 4)
+#else
+#define BERTL14_ALIGNED4(p) (p)
+#endif
+
+/** Store the 32-bit word v at p (any alignment), as bytes: one STR. */
+static inline void bertl14_st32(void *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
 
 /* ---- primitives (docs/numerics.md "Primitives") ---------------------------------------- */
 
@@ -151,7 +178,7 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
 typedef struct {
     const int16_t *mult;  /**< M_o in [2^14, 2^15) */
     const int16_t *shift; /**< S_o */
-    const int32_t *bias;  /**< B_o in Q(F_out) (may be unaligned in flash: read with memcpy) */
+    const int32_t *bias;  /**< B_o in Q(F_out) (may be unaligned in flash: read with bertl14_ld32) */
 } bertl14_requant_t;
 
 /**

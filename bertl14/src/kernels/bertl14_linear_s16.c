@@ -4,16 +4,12 @@
  * other, so the DSP body walks ONE activation pointer with double-word loads and reuses each pair of
  * weights for four tokens (SMLAD: two MACs an instruction); each weight row streams from flash once
  * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical). */
-#include <string.h>
-
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
 static inline int32_t ld_bias(const int32_t *b, uint32_t o)
 {
-    int32_t v;
-    memcpy(&v, b + o, sizeof v);
-    return v;
+    return (int32_t)bertl14_ld32(b + o);
 }
 
 /* y = rsr(acc * s * M, S) + B, then sat16 / sat32. |acc| < 2^31, s <= 66050 (< 2^17), M < 2^15. */
@@ -42,8 +38,6 @@ static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32
 }
 
 #if defined(BERTL14_USE_DSP)
-typedef uint32_t u32_alias __attribute__((may_alias, aligned(4)));
-
 static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride);
 
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
@@ -133,13 +127,9 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
 static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride)
 {
     int32_t a = 0;
-    const u32_alias *pw = (const u32_alias *)(const void *)w;
-    for (uint32_t c = 0; c < chunks; c++) {
-        const u32_alias *p = (const u32_alias *)(const void *)px;
-        a = __smlad(pw[0], p[0], a);
-        a = __smlad(pw[1], p[1], a);
-        pw += 2;
-        px += stride;
+    for (uint32_t c = 0; c < chunks; c++, w += 4, px += stride) {
+        a = bertl14_smlad(bertl14_ld32(BERTL14_ALIGNED4(w)), bertl14_ld32(BERTL14_ALIGNED4(px)), a);
+        a = bertl14_smlad(bertl14_ld32(BERTL14_ALIGNED4(w + 2)), bertl14_ld32(BERTL14_ALIGNED4(px + 2)), a);
     }
     return a;
 }
@@ -173,13 +163,13 @@ static inline int32_t rq_fast(int32_t acc, uint32_t m, int32_t c, int32_t sh, in
 {
     /* (acc * m + 2^(31+sh)) >> (32+sh) for sh >= 1 is (c + hi(acc * m)) >> sh with c = 2^(sh-1): one SMMLA
      * (2^(31+sh) is a whole number of high words); |hi| < 2^30 and c <= 2^30 cannot overflow */
-    return __qadd(bertl14_smmla(acc, (int32_t)m, c) >> sh, bias);
+    return bertl14_qadd(bertl14_smmla(acc, (int32_t)m, c) >> sh, bias);
 }
 
 static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
 {
     if (y16) {
-        y16[idx] = (int16_t)__ssat(v, 16);
+        y16[idx] = (int16_t)bertl14_ssat(v, 16);
     } else {
         y32[idx] = v;
     }
@@ -203,7 +193,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     for (uint32_t o = 0; o < out; o++, w += in) {
         int32_t acc[4];
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-        if (nb == 4u) {
+        if (nb > 3u) {                            /* nb is 1..4: the same test as the stores' below */
             dot4_contig(w, x, in / 4u, acc);
         } else
 #endif

@@ -9,9 +9,10 @@ static int32_t max_abs_s16(const int16_t *x, uint32_t n)
     uint32_t i = 0;
 #if defined(BERTL14_USE_DSP)
     if (!((uintptr_t)x & 3u)) {                                /* two lanes a word: SSUB16 + SEL */
+        const int16_t *const xa = BERTL14_ALIGNED4(x);
         uint32_t mx = 0, mn = 0;
         for (; i + 2u <= n; i += 2u) {
-            const uint32_t w = *(const uint32_t *)(const void *)(x + i);
+            const uint32_t w = bertl14_ld32(xa + i);
             mx = bertl14_smax16x2(mx, w);
             mn = bertl14_smin16x2(mn, w);
         }
@@ -54,7 +55,7 @@ static inline int32_t quantize_one(int32_t x, int32_t inv)
 {
 #if defined(BERTL14_USE_DSP)
     /* |x << 8| <= 2^23, inv < 2^31: (x 2^8 inv + 2^31) >> 32 = (x inv + 2^23) >> 24, one SMMULR */
-    return __ssat(bertl14_smmulr(x * 256, inv), 8);
+    return bertl14_ssat(bertl14_smmulr(x * 256, inv), 8);
 #else
     return bertl14_sat8(bertl14_rsr_mul(x, inv, 24));
 #endif
@@ -131,10 +132,10 @@ void bertl14_widen_block_s8_s16(const int8_t *rows, uint32_t tokens, uint32_t n,
         for (uint32_t t = 0; t < tokens; t++, blk += 4) {
 #if defined(BERTL14_USE_DSP)
             const uint32_t w = bertl14_ld32(rows + t * n + c);
-            const uint32_t even = __sxtb16(w), odd = __sxtb16(bertl14_ror8(w));   /* (x0, x2), (x1, x3) */
+            const uint32_t even = bertl14_sxtb16(w), odd = bertl14_sxtb16(bertl14_ror8(w));   /* (x0, x2), (x1, x3) */
             const uint32_t lo = (even & 0xFFFFu) | (odd << 16), hi = (even >> 16) | (odd & 0xFFFF0000u);
-            memcpy(blk, &lo, 4);
-            memcpy(blk + 2, &hi, 4);
+            bertl14_st32(blk, lo);
+            bertl14_st32(blk + 2, hi);
 #else
             bertl14_widen_s8_s16(rows + t * n + c, 4, blk);
 #endif

@@ -36,7 +36,7 @@ void bertl14_softmax_u8(int32_t *scores, uint32_t n, uint8_t *p)
         const uint32_t hi = (uint32_t)(((uint64_t)(uint32_t)scores[u] * r) >> 32);
         const uint32_t v = (hi + 128u) >> 8;                   /* < 2^18 */
 #if defined(BERTL14_USE_DSP)
-        p[u] = (uint8_t)__usat((int32_t)v, 8);
+        p[u] = (uint8_t)bertl14_usat((int32_t)v, 8);
 #else
         p[u] = (uint8_t)(v > 255u ? 255u : v);
 #endif
