@@ -23,9 +23,7 @@
 
 static uint32_t word(const int16_t *blob, uint32_t i)
 {
-    uint32_t v;
-    memcpy(&v, (const uint8_t *)blob + 4u * i, sizeof v);
-    return v;
+    return bertl14_ld32((const uint8_t *)blob + 4u * i);
 }
 
 /* byte offset and size of section s */
@@ -38,7 +36,11 @@ static const void *section(const int16_t *blob, uint32_t s, uint32_t *size)
     return (const uint8_t *)blob + word(blob, table + 2u * s);
 }
 
-static const int32_t *params(const int16_t *blob, uint32_t s) { return (const int32_t *)section(blob, s, NULL); }
+/* the first n int32 values of a params section, copied out of the int16 blob (never read as int32 in place) */
+static void params(const int16_t *blob, uint32_t s, int32_t *p, uint32_t n)
+{
+    memcpy(p, section(blob, s, NULL), 4u * n);
+}
 
 /* section s holds exactly n NUL-terminated UTF-8 names (the name lookups walk them) */
 static int names_ok(const int16_t *blob, uint32_t s, uint32_t n)
@@ -139,14 +141,15 @@ static int params_ok(const int16_t *blob, const bertl14_dims_t *m)
 {
     const uint32_t H = m->hidden, tail = GLOBAL_SECTIONS + LAYER_SECTIONS * m->num_layers;
     const uint32_t d3[3] = {H, m->max_heads_kept * m->head_dim, m->intermediate};
-    const int32_t *e = params(blob, 4);                 /* f_e word_shift pos_shift f_g f_out eps_q */
+    int32_t e[6], p[12];
+    params(blob, 4, e, 6);                              /* f_e word_shift pos_shift f_g f_out eps_q */
     int32_t f_h = e[4];
     if (!in_range(e[0], -31, 31) || !in_range(e[1], -7, 62) || !in_range(e[2], -7, 62) || !ln_ok(e + 3)) {
         return 0;
     }
     for (uint32_t l = 0; l < m->num_layers; l++) {
         const uint32_t b = GLOBAL_SECTIONS + LAYER_SECTIONS * l;
-        const int32_t *p = params(blob, b);             /* f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(...) */
+        params(blob, b, p, 12);                         /* f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(...) */
         for (uint32_t i = 0; i < 6u; i++) {
             if (!in_range(p[i], -31, 31) || !linear_ok(blob, b + 1u + 4u * i, d3[k_layer_linears[i] >> 4],
                                                        d3[k_layer_linears[i] & 15u]) ||
@@ -252,14 +255,21 @@ static void layernorm(const int16_t *blob, uint32_t gamma_s, int32_t f_g, int32_
 /* F of the layer input h: the previous LN's f_out */
 static int32_t input_frac_bits(const int16_t *blob, uint32_t l)
 {
-    return l == 0 ? params(blob, 4)[4] : params(blob, GLOBAL_SECTIONS + LAYER_SECTIONS * (l - 1u))[10];
+    int32_t p[11];
+    if (l == 0) {
+        params(blob, 4, p, 5);                          /* f_out of the embedding LayerNorm */
+        return p[4];
+    }
+    params(blob, GLOBAL_SECTIONS + LAYER_SECTIONS * (l - 1u), p, 11);
+    return p[10];
 }
 
 void bertl14_model_layer(const int16_t *blob, const bertl14_dims_t *dims, uint32_t l, bertl14_layer_t *L)
 {
     const uint32_t base = GLOBAL_SECTIONS + LAYER_SECTIONS * l, H = dims->hidden, I = dims->intermediate;
     const uint32_t A = dims->max_heads_kept * dims->head_dim;
-    const int32_t *p = params(blob, base); /* f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(f_g f_out eps) */
+    int32_t p[12];
+    params(blob, base, p, 12);             /* f_q f_k f_v f_r1 f_up f_r2 ln1(f_g f_out eps) ln2(f_g f_out eps) */
     linear(blob, base + 1u, A, H, &L->q);
     linear(blob, base + 5u, A, H, &L->k);
     linear(blob, base + 9u, A, H, &L->v);
@@ -279,7 +289,8 @@ void bertl14_model_layer(const int16_t *blob, const bertl14_dims_t *dims, uint32
 
 void bertl14_model_head(const int16_t *blob, const bertl14_dims_t *dims, bertl14_head_t *head)
 {
-    const int32_t *p = params(blob, 4); /* f_e word_shift pos_shift f_g f_out eps_q */
+    int32_t p[6];
+    params(blob, 4, p, 6);              /* f_e word_shift pos_shift f_g f_out eps_q */
     const uint32_t tail = GLOBAL_SECTIONS + LAYER_SECTIONS * dims->num_layers;
     head->word = section(blob, 0, NULL);
     head->word_scale = (const uint16_t *)section(blob, 1, NULL);
