@@ -445,6 +445,16 @@ def minilm_embeddings(vocab: list[str], hidden: int, std: float):
 
 def run(args) -> int:
     check_options(args)
+    data_dir, out = Path(args.data), Path(args.out)
+    if not args.measure_only:      # the data's checks come before torch is even imported
+        train_rows = read_split(data_dir, "train.jsonl")
+        val_rows = read_split(data_dir, "validation.jsonl")
+        stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
+        labels = sorted({r["intent"] for r in train_rows})
+        label_id = {lab: i for i, lab in enumerate(labels)}
+        val_rows = [r for r in val_rows if r["intent"] in label_id]
+        arch = parse_arch(args.arch)
+        check_intents(train_rows, val_rows, stats, args.quiet)
     try:
         import torch
         import transformers
@@ -454,20 +464,11 @@ def run(args) -> int:
     from transformers import BertConfig, BertTokenizer
     transformers.logging.set_verbosity_error()
 
-    data_dir, out = Path(args.data), Path(args.out)
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     if args.measure_only:
         if not (out / "config.json").exists():
             raise UserError(f"{out} has no config.json: train it first (without --measure-only)")
         return measure(out, data_dir, no_test=args.no_test, as_json=args.json)
-    train_rows = read_split(data_dir, "train.jsonl")
-    val_rows = read_split(data_dir, "validation.jsonl")
-    stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
-    labels = sorted({r["intent"] for r in train_rows})
-    label_id = {lab: i for i, lab in enumerate(labels)}
-    val_rows = [r for r in val_rows if r["intent"] in label_id]
-    arch = parse_arch(args.arch)
-    check_intents(train_rows, val_rows, stats, args.quiet)
 
     random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -834,6 +835,8 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
         summary["notes"] = notes
     (out / "training.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     write_model_card(out, summary)
+    from .plots import training_summary_png
+    training_summary_png(summary, out / "training.png")   # loss and accuracy by epoch, the threshold table
     brief = {k: v for k, v in results.items() if k != "selection"}
     brief["selection"] = {k: v for k, v in results["selection"].items() if k not in ("table", "rule")}
     print_result({"out": str(out), "parameters": n_params, "flash_estimate": flash["total"],
