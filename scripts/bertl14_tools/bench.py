@@ -494,45 +494,12 @@ def _print_table(rep: dict) -> None:
 
 
 def write_report(rep: dict, out: Path) -> None:
-    """docs/benchmarks.md and PNG plots (instructions vs sequence length; stage breakdown)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """docs/benchmarks.md and the PNG plots (plots.py: instructions against tokens on log axes, the typed sentence
+    marked; each stage's share of the instructions)."""
+    from .plots import bench_instructions_png, bench_stages_png
     out.mkdir(parents=True, exist_ok=True)
-    engines = sorted({r["engine"] for r in rep["results"]})
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for e in engines:
-        rs = [r for r in rep["results"] if r["engine"] == e and not r.get("sentence") and "instructions" in r]
-        if not rs:
-            continue
-        ax.plot([r["seq_len"] for r in rs], [r["instructions"] / 1e6 for r in rs], marker="o", label=e)
-    ax.set_xlabel("tokens")
-    ax.set_ylabel("M instructions / sentence")
-    ax.set_title(f"{rep['model']} on {rep['board']} (QEMU -icount)")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "bench_instructions.png", dpi=100)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(7, 4))
-    bottoms = None
-    rs = [r for r in rep["results"] if r["stages"]]
-    names = list(STAGE_GROUPS)
-    xs = range(len(rs))
-    import numpy as np
-    bottoms = np.zeros(len(rs))
-    for s in names:
-        vals = np.array([r["stages"].get(s, 0) / 1e6 for r in rs])
-        ax.bar(xs, vals, bottom=bottoms, label=s)
-        bottoms += vals
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels([f"{r['engine'].split('-')[1]}\n{r['seq_len']}" for r in rs], fontsize=7)
-    ax.set_ylabel("M instructions")
-    ax.set_title("instructions by stage")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "bench_stages.png", dpi=100)
-    plt.close(fig)
+    bench_instructions_png({**rep, "cpu_hz": CPU_HZ}, out / "bench_instructions.png")
+    bench_stages_png(rep, out / "bench_stages.png", list(STAGE_GROUPS))
     lines = ["# Benchmarks", "",
              f"Model `{rep['model']}` ({rep['dims']['layers']} layers, hidden {rep['dims']['hidden']}, "
              f"{rep['dims']['heads_kept']} heads, intermediate {rep['dims']['intermediate']}) on the emulated "

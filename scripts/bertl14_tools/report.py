@@ -1,9 +1,10 @@
-"""`bertl14 report`: per-intent precision/recall/F1, a confusion matrix and an accuracy/memory trade-off plot.
+"""`bertl14 report`: per-intent precision/recall/F1, a confusion matrix, the threshold curve and a trade-off plot.
 
 The model is evaluated with the integer reference (or `--engine c|float`) through the converter, so
 the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point. With the
 model's shipped `min_score` (or `--min-score`) it also gives the accuracy the device answers with
-(a score under the threshold answers `none`) and, with `--ood FILE`, the out-of-domain false-accept rate.
+(a score under the threshold answers `none`) and, with `--ood FILE`, the out-of-domain false-accept rate;
+threshold.png draws both against every min_score, the model's marked (the pictures: plots.py).
 With `--entities FILE` (a registry, docs/registry.md) every sentence goes through the registry matcher first,
 as on a device with that registry: known names become placeholders before tokenizing.
 """
@@ -36,31 +37,40 @@ def markdown_table(rows: list[dict], accuracy: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def confusion_png(gold: list[str], pred: list[str], path: Path, title: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    labels = sorted(set(gold) | set(pred))
-    index = {lab: i for i, lab in enumerate(labels)}
-    m = np.zeros((len(labels), len(labels)), dtype=int)
-    for g, p in zip(gold, pred):
-        m[index[g], index[p]] += 1
-    norm = m / np.maximum(1, m.sum(axis=1, keepdims=True))
-    size = max(6, 0.28 * len(labels))
-    fig, ax = plt.subplots(figsize=(size, size))
-    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    for i, j in zip(*np.nonzero(m)):
-        if i != j:
-            ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=6, color="red")
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("expected")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def confusion_png(gold: list[str], pred: list[str], path: Path, title: str) -> dict:
+    from .plots import confusion_png as draw
+    return draw(gold, pred, path, title)
+
+
+# min_score values of the threshold curve, in thousandths: every 0.01 up to 0.9, then every 0.001 (calibrated
+# models put their threshold near the top)
+THRESHOLD_GRID = list(range(0, 900, 10)) + list(range(900, 1001))
+
+
+def threshold_curve(gold: list[str], scored: list[tuple[str, int]], ood_scored: list[tuple[str, int]] | None,
+                    extra_milli: int | None = None) -> list[dict]:
+    """In-domain accuracy and out-of-domain false-accept rate (None without out-of-domain data) at every
+    min_score of THRESHOLD_GRID (and `extra_milli`), answered by the device's rule (apply_min_score)."""
+    grid = sorted(set(THRESHOLD_GRID) | ({extra_milli} if extra_milli is not None else set()))
+    rows = []
+    for t in grid:
+        answers = apply_min_score(scored, t)
+        row = {"min_score": t / 1000, "accuracy": round(sum(g == a for g, a in zip(gold, answers)) / len(gold), 4),
+               "ood_false_accept": None}
+        if ood_scored:
+            row["ood_false_accept"] = round(sum(a != "none" for a in apply_min_score(ood_scored, t))
+                                            / len(ood_scored), 4)
+        rows.append(row)
+    return rows
+
+
+def false_accept_bound() -> float | None:
+    """The out-of-domain false-accept bound `bertl14 train` chooses min_score under (drawn for reference)."""
+    try:
+        from .train import MAX_VAL_FALSE_ACCEPT
+    except ImportError:
+        return None
+    return MAX_VAL_FALSE_ACCEPT
 
 
 def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
@@ -121,6 +131,7 @@ def run(args) -> int:
     min_score = milli / 1000
     at_threshold = {"min_score": min_score,
                     "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, milli))) / len(gold)}
+    ood_scored = None
     if args.ood:
         ood_texts = [r["text"] for _, r in ood_numbered]
         ood_scored = predict_scored(model, args.engine, ood_texts, ent)
@@ -132,7 +143,14 @@ def run(args) -> int:
     with_registry = f", names masked with the registry {Path(args.entities).name}" if args.entities else ""
     (out / "per_intent.md").write_text(f"# {name} on {Path(args.data).name} ({args.engine} engine{with_registry})\n\n"
                                        + markdown_table(rows, acc), encoding="utf-8")
-    confusion_png(gold, pred, out / "confusion.png", f"{name} ({args.engine}), accuracy {acc:.4f}")
+    confusion_png(gold, pred, out / "confusion.png", f"{name} ({args.engine}) on {Path(args.data).name}{with_registry}, "
+                  f"accuracy {acc:.4f} (no threshold)")
+    curve = threshold_curve(gold, scored, ood_scored, milli)
+    from .plots import threshold_png
+    threshold_png(curve, min_score, out / "threshold.png",
+                  f"{name} ({args.engine}): {Path(args.data).name}"
+                  + (f" and out-of-domain {Path(args.ood).name}" if args.ood else "") + with_registry,
+                  bound=false_accept_bound())
     points = []
     if not args.no_tradeoff:
         heads = json.loads((Path(args.model) / "config.json").read_text()).get("num_attention_heads", 1) \
@@ -149,7 +167,7 @@ def run(args) -> int:
     summary = {"model": str(args.model), "data": str(args.data), "engine": args.engine, "n": len(gold),
                "entities": Path(args.entities).name if args.entities else None,
                "accuracy": acc, "macro_f1": sum(r["f1"] for r in rows) / len(rows), "at_min_score": at_threshold,
-               "ood": args.ood, "tradeoff": points}
+               "ood": args.ood, "tradeoff": points, "threshold_curve": curve}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n")
     if args.json:
         ui.emit_json(summary)
@@ -158,45 +176,24 @@ def run(args) -> int:
     print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; at min_score {min_score}: accuracy "
           f"{at_threshold['accuracy']:.4f}" + (f", out-of-domain false accepts {ood['accepted']}/{ood['n']} = "
                                               f"{ood['rate']:.4f}" if ood else "")
-          + "; per_intent.md, confusion.png" + (", tradeoff.png" if points else ""))
+          + "; per_intent.md, confusion.png, threshold.png" + (", tradeoff.png" if points else ""))
     return 0
 
 
 def tradeoff_png(points: list[dict], path: Path, name: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    if not points:
-        return
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for k, seq in enumerate(sorted({p["max_seq_len"] for p in points})):
-        pts = [p for p in points if p["max_seq_len"] == seq]
-        ax.plot([p["prune_heads"] for p in pts], [p["accuracy"] for p in pts], marker="o", label=f"max_seq_len {seq}")
-        for p in pts:
-            if p["flash"] is not None:
-                ax.annotate(f"seq {seq}: {p['flash'] / 1024:.0f}K flash, {(p['work_buffer'] or 0) / 1024:.1f}K RAM",
-                            (p["prune_heads"], p["accuracy"]), fontsize=6, textcoords="offset points",
-                            xytext=(6, 4 - 9 * k))
-    ax.set_xticks(sorted({p["prune_heads"] for p in points}))
-    ax.set_xlabel("heads pruned per layer (--prune-heads)")
-    ax.set_ylabel("accuracy")
-    ax.set_title(f"{name}: accuracy against memory")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    from .plots import tradeoff_png as draw
+    draw(points, path, name)
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("report", help="per-intent scores, confusion matrix and trade-off plot",
+    p = subparsers.add_parser("report", help="per-intent scores, confusion matrix, threshold curve and trade-off plot",
                               description=__doc__.splitlines()[0])
     from . import ui
     p.add_argument("--model", required=True, help="Hugging Face model folder (or a converted one)")
     p.add_argument("--data", required=True, metavar="FILE.jsonl",
                    help="JSON lines with \"text\" and \"intent\" (every intent one of the model's labels, or none)")
-    p.add_argument("--out", required=True, help="output folder (per_intent.md, confusion.png, tradeoff.png, "
-                                                "report.json)")
+    p.add_argument("--out", required=True, help="output folder (per_intent.md, confusion.png, threshold.png, "
+                                                "tradeoff.png, report.json)")
     p.add_argument("--engine", default="ref", choices=["ref", "c", "float"],
                    help="ref: the Python integer reference (bit-exact with the device); c: the C library; "
                         "float: the unquantized model (default ref)")
