@@ -45,7 +45,7 @@ def test_tiny_training_run(tmp_path):
     assert main(["train", "--data", str(tmp_path / "ds"), "--arch", "tiny", "--out", str(out), "--epochs", "1",
                  "--max-steps", "3", "--no-test", "--quiet", "--calibration", "50", "--min-intent-accuracy", "0"]) == 0
     for name in ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", "labels.json",
-                 "calibration.jsonl", "MODEL_CARD.md"):
+                 "calibration.jsonl", "MODEL_CARD.md", "training.png"):
         assert (out / name).exists(), name
     labels = json.loads((out / "labels.json").read_text())
     assert data.NONE_LABEL in labels and "HassTurnOn" in labels
