@@ -101,4 +101,4 @@ def test_eval_reports_device_and_argmax_accuracy(thresholded, argmax, tmp_path):
     human = run_cli("eval", "--model", folder, "--data", data)
     assert human.returncode == 0 and f"at min_score {cut / 1000:.3f}" in human.stdout
     bad = run_cli("eval", "--model", folder, "--data", data, "--min-score", "2")
-    assert bad.returncode == 2 and "outside 0..1" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "--min-score: 2 must be within 0..1" in bad.stderr and "Traceback" not in bad.stderr
