@@ -199,7 +199,14 @@ def write_float_model(fm, max_seq: int, out: Path) -> None:
             f.write_text(text)
 
 
-FLOAT_RAM_LIMIT = 3_800_000          # the float32 image's static buffers must fit mps2's 4 MB RAM
+FLOAT_RAM_RESERVE = 384 * 1024       # of the board's RAM, kept for the float32 image's stack, .data and libm
+
+
+def float_ram_limit(board: str) -> int:
+    """Bytes the float32 image's static buffers may take: the board's RAM region (board.yml, board_fit) less
+    FLOAT_RAM_RESERVE."""
+    from .board_fit import region_size
+    return region_size(board, "RAM") - FLOAT_RAM_RESERVE
 
 
 def float_naive_bytes(dims: dict, n: int) -> int:
@@ -419,7 +426,8 @@ def run(args) -> int:
         extra[f"bertl14-{k}"] = {"tokenize_example": r["tokenize_example"], "code_bytes": r["code_bytes"]}
     float_skipped = []
     if args.baseline:
-        float_lens = [n for n in seq_lens if float_naive_bytes(dims, n) <= FLOAT_RAM_LIMIT]
+        ram_limit = float_ram_limit(args.board)
+        float_lens = [n for n in seq_lens if float_naive_bytes(dims, n) <= ram_limit]
         float_skipped = [n for n in seq_lens if n not in float_lens]
         if not args.quiet:
             print("bench: float32 naive baseline" + (f" (not at {', '.join(map(str, float_skipped))} tokens: its "
@@ -445,7 +453,7 @@ def run(args) -> int:
                               "code": {e: v["code_bytes"] for e, v in extra.items()}}}
     if float_skipped:
         report["float32_naive_skipped"] = {"seq_lens": float_skipped, "bytes": {
-            str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": FLOAT_RAM_LIMIT}
+            str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": ram_limit}
     report["ratios"] = ratios(results)
     if args.json:
         from .ui import emit_json

@@ -51,6 +51,23 @@ def needs(board: str, flash_bytes: int, work_buffer_bytes: int) -> list[dict]:
     return boards.model_needs(b, flash_bytes, work_buffer_bytes)
 
 
+def region_size(board: str, region: str) -> int:
+    """The size in bytes of one memory region of a board (board.yml)."""
+    west = _west_boards()
+    if west is None:
+        raise UserError("the board descriptions (boards/*/*/board.yml) are not in this installation; run from a "
+                        "bertl14 repository checkout")
+    boards, build_error = west
+    try:
+        b = boards.find_board(board)
+    except build_error as exc:
+        raise UserError(str(exc)) from None
+    sizes = {r["name"]: int(r["size"]) for r in b.memory}
+    if region not in sizes:
+        raise UserError(f"board {board} has no {region} region in its board.yml (regions: {', '.join(sizes) or 'none'})")
+    return sizes[region]
+
+
 def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KB" if n < 1024 * 1024 else f"{n / (1024 * 1024):,.1f} MB"
 
