@@ -130,7 +130,7 @@ class Build(WestCommand):
         target = args.target if args.target and args.target not in REPORT_TARGETS + ("run",) else None
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2")
         cmd = [cmake, "--build", str(build_dir), "-j", jobs] + (["--target", target] if target else [])
-        _run(cmd, "build failed (see the compiler messages above)")
+        _run(cmd, "build failed (see the messages above: the model conversion, the compiler or the linker)")
         if target:
             return 0
 
