@@ -1,7 +1,8 @@
 /*
- * Fuzz target: random bytes through the C tokenizer and (when the library and a model are linked) the public
- * API. Built with libFuzzer (clang -fsanitize=fuzzer,address,undefined, tests/fuzz/run.sh) or with the plain
- * driver fuzz_replay_main.c under gcc ASan+UBSan (the CI test). Any broken invariant calls abort().
+ * Fuzz targets `tokenizer` and `api`: random bytes through the C tokenizer and (`api`: built with
+ * FUZZ_WITH_LIBRARY, the library and a model linked) the public API. Built with libFuzzer (clang
+ * -fsanitize=fuzzer,address,undefined, tests/fuzz/run.sh) or with the plain driver fuzz_replay_main.c under gcc
+ * ASan+UBSan (the CI test, test_fuzz_short.py). Any broken invariant calls abort().
  *
  * Input layout: byte 0 = mode bits, byte 1 = max_tokens, the rest = text (cut at 4096 bytes, NUL-terminated;
  * an embedded NUL ends the text as for any C string).
@@ -21,6 +22,15 @@ extern const int16_t fuzz_weights[];
 extern const uint32_t fuzz_model_vocab;
 extern const uint32_t fuzz_weights_size, fuzz_vocab_b_size; /* bytes */
 extern const int fuzz_have_model;
+
+/* the replay driver prints how many inputs went all the way: text -> encode -> classify rounds (api), texts that
+   tokenized (tokenizer) */
+unsigned long long fuzz_deep_runs;
+#ifdef FUZZ_WITH_LIBRARY
+const char *const fuzz_deep_name = "encodes through the public API";
+#else
+const char *const fuzz_deep_name = "texts tokenized";
+#endif
 
 #define MAX_TEXT 4096
 #define MAX_IDS 512
@@ -86,6 +96,9 @@ static void check_tokenizer(const uint32_t *section, const char *text, uint32_t 
     if (st == BERTL14_ERR_TOKEN_OVERFLOW) {
         CHECK(count == max_tokens);
     }
+#ifndef FUZZ_WITH_LIBRARY
+    fuzz_deep_runs++;
+#endif
     /* truncation keeps a prefix: the same text with the largest capacity starts with the same pieces */
     st = bertl14_tokenizer_run(section, text, full, NULL, &full_count, MAX_IDS);
     CHECK(st == BERTL14_OK || st == BERTL14_ERR_TOKEN_OVERFLOW);
@@ -96,7 +109,6 @@ static void check_tokenizer(const uint32_t *section, const char *text, uint32_t 
     }
 }
 
-unsigned long long fuzz_api_encodes; /* successful text -> encode -> classify rounds (the replay driver prints it) */
 
 #ifdef FUZZ_WITH_LIBRARY
 static int8_t g_work[1 << 20];
@@ -139,7 +151,7 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
         CHECK(bertl14_ctx_encode(&ctx, ids, count, &out) == BERTL14_OK);
         CHECK(bertl14_ctx_get_last_hidden_state(&ctx, &out) == BERTL14_OK && out.dims[1] == count);
         CHECK(bertl14_ctx_classify(&ctx, &cls) == BERTL14_OK && cls.label < cls.num_labels);
-        fuzz_api_encodes++;
+        fuzz_deep_runs++;
     } else {
         CHECK(st == BERTL14_ERR_INVALID_UTF8);
     }

@@ -1,9 +1,11 @@
 /*
- * Plain-C driver for fuzz_bertl14.c without libFuzzer (gcc + ASan/UBSan in CI):
- *   fuzz_replay SECONDS [SEED] [FILES...]   replays FILES (a corpus or crash reproducers), then generates
- *                                           random inputs for SECONDS: raw bytes, valid UTF-8 of random code
- *                                           points, ASCII words, special-token fragments, long words.
- * Prints the number of executions; any invariant failure or sanitizer report aborts (non-zero exit).
+ * Plain-C driver for the fuzz targets without libFuzzer (gcc + ASan/UBSan in CI, test_fuzz_short.py):
+ *   fuzz_replay SECONDS [SEED] [FILES...]   replays FILES (a corpus, seeds or crash reproducers), then for SECONDS
+ *                                           runs inputs made by mutating them (bit flips, bytes set, bytes
+ *                                           inserted, erased or copied, cuts) or generated: raw bytes, valid UTF-8
+ *                                           of random code points, ASCII words, special-token fragments, long words.
+ * Prints the number of executions and of inputs that went all the way through the target (fuzz_deep_runs);
+ * any invariant failure or sanitizer report aborts (non-zero exit).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +14,14 @@
 #include <time.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-extern unsigned long long fuzz_api_encodes;
+extern unsigned long long fuzz_deep_runs;   /* defined by each target */
+extern const char *const fuzz_deep_name;
+
+#define MAX_SEEDS 512
+#define MAX_SEED_BYTES 8192
+
+static uint8_t *g_seed[MAX_SEEDS];
+static size_t g_seed_len[MAX_SEEDS], g_seeds;
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 
@@ -82,12 +91,47 @@ static int replay(const char *path)
     n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     LLVMFuzzerTestOneInput(buf, n);
+    if (g_seeds < MAX_SEEDS && n <= MAX_SEED_BYTES) {   /* kept for mutation */
+        g_seed[g_seeds] = malloc(n ? n : 1);
+        memcpy(g_seed[g_seeds], buf, n);
+        g_seed_len[g_seeds++] = n;
+    }
     return 0;
+}
+
+/* a seed with 1..8 random mutations */
+static size_t mutate(uint8_t *buf, size_t cap)
+{
+    const size_t k = rnd() % g_seeds;
+    size_t n = g_seed_len[k], m, i;
+    memcpy(buf, g_seed[k], n);
+    for (m = 1 + rnd() % 8; m > 0; m--) {
+        const uint32_t r = rnd();
+        const size_t at = n ? rnd() % n : 0, len = 1 + rnd() % 16;
+        switch (r % 6) {
+        case 0: if (n) buf[at] ^= (uint8_t)(1u << (r >> 8) % 8u); break;             /* flip a bit */
+        case 1: if (n) buf[at] = (uint8_t)(r >> 8); break;                            /* set a byte */
+        case 2: if (n + len < cap) {                                                  /* insert bytes */
+                    memmove(buf + at + len, buf + at, n - at);
+                    for (i = 0; i < len; i++) buf[at + i] = (uint8_t)rnd();
+                    n += len;
+                }
+                break;
+        case 3: if (at + len <= n) { memmove(buf + at, buf + at + len, n - at - len); n -= len; } break; /* erase */
+        case 4: if (n > 2 * len && at + len <= n) {                                   /* copy a chunk elsewhere */
+                    const size_t to = rnd() % (n - len);
+                    memmove(buf + to, buf + at, len);
+                }
+                break;
+        default: if (n > 2) n -= rnd() % (n / 2 + 1); break;                          /* cut the end */
+        }
+    }
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    static uint8_t buf[6000];
+    static uint8_t buf[MAX_SEED_BYTES + 6000];
     double seconds = argc > 1 ? atof(argv[1]) : 10.0;
     unsigned long long execs = 0;
     clock_t end;
@@ -103,12 +147,11 @@ int main(int argc, char **argv)
     while (clock() < end) {
         int k;
         for (k = 0; k < 64; k++) {
-            size_t n = generate(buf, sizeof buf);
+            size_t n = g_seeds && rnd() % 2 ? mutate(buf, sizeof buf) : generate(buf, 6000);
             LLVMFuzzerTestOneInput(buf, n);
             execs++;
         }
     }
-    printf("fuzz_replay: %llu executions, %llu encodes through the public API, no failure\n", execs,
-           fuzz_api_encodes);
+    printf("fuzz_replay: %llu executions, %llu %s, no failure\n", execs, fuzz_deep_runs, fuzz_deep_name);
     return 0;
 }

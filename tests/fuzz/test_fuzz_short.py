@@ -1,5 +1,6 @@
-"""CI version of the fuzzing: fuzz_bertl14.c driven by fuzz_replay_main.c (random inputs) under gcc ASan+UBSan.
-The long libFuzzer run is tests/fuzz/run.sh SECONDS."""
+"""CI version of the fuzzing: each target (docs/fuzzing.md) driven for a few seconds by fuzz_replay_main.c (its seeds,
+then mutations of them and generated inputs) under gcc ASan + UBSan. The long libFuzzer runs are
+tests/fuzz/run.sh SECONDS TARGET."""
 from __future__ import annotations
 
 import os
@@ -14,6 +15,16 @@ from bertl14_tools import cbuild
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+LIB = "library"   # stands for cbuild.library_sources()
+
+# target -> (sources, defines, seconds, inputs that must get all the way through: fuzz_deep_runs)
+TARGETS = {
+    "tokenizer": ([HERE / "fuzz_bertl14.c", REPO / "bertl14/src/bertl14_tokenizer.c"], [], 4, 1000),
+    "api": ([HERE / "fuzz_bertl14.c", LIB], ["-DFUZZ_WITH_LIBRARY"], 6, 100),
+    "model": ([HERE / "fuzz_model.c", LIB], [], 8, 50),
+    "registry": ([HERE / "fuzz_registry.c", REPO / "bertl14/registry/bertl14_registry.c"], [], 5, 300),
+}
+NEEDS_MODEL = {"api", "model"}
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +37,16 @@ def fuzz_dir(tmp_path_factory) -> Path:
     return out
 
 
-def _build(out: Path, with_library: bool) -> Path:
+def _build(out: Path, target: str) -> Path:
     cc = cbuild.compiler()
     if not shutil.which(cc) and not os.path.exists(cc):
         pytest.skip(f"no C compiler ({cc})")
-    srcs = [str(p) for p in cbuild.library_sources()] if with_library else [str(REPO / "bertl14/src/bertl14_tokenizer.c")]
-    exe = out / ("replay_api" if with_library else "replay_tok")
+    sources, defines, _, _ = TARGETS[target]
+    srcs = [str(p) for s in sources for p in (cbuild.library_sources() if s == LIB else [s])]
+    exe = out / f"replay_{target}"
     cmd = [cc, "-O1", "-g", "-std=c99", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
            "-fno-omit-frame-pointer", f"-I{REPO / 'bertl14/include'}", f"-I{REPO / 'bertl14/src'}",
-           f"-I{REPO / 'bertl14/src/kernels'}", *(["-DFUZZ_WITH_LIBRARY"] if with_library else []),
-           "-o", str(exe), str(HERE / "fuzz_bertl14.c"), str(HERE / "fuzz_replay_main.c"), *srcs,
+           f"-I{REPO / 'bertl14/src/kernels'}", *defines, "-o", str(exe), str(HERE / "fuzz_replay_main.c"), *srcs,
            str(out / "fuzz_data.o"), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode and "sanitize" in proc.stderr and "cannot find" in proc.stderr:
@@ -44,18 +55,21 @@ def _build(out: Path, with_library: bool) -> Path:
     return exe
 
 
-@pytest.mark.parametrize("with_library,seconds", [(False, 4), (True, 8)])
-def test_fuzz_short(fuzz_dir, with_library, seconds):
-    if with_library and "fuzz_have_model = 1" not in (fuzz_dir / "fuzz_data.c").read_text():
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_fuzz_short(fuzz_dir, target):
+    if target in NEEDS_MODEL and "fuzz_have_model = 1" not in (fuzz_dir / "fuzz_data.c").read_text():
         pytest.skip("no random model could be generated (bertl14_tools.quant/model_format missing)")
-    exe = _build(fuzz_dir, with_library)
-    seeds = sorted(str(p) for p in (fuzz_dir / "seeds").iterdir())
+    exe = _build(fuzz_dir, target)
+    _, _, seconds, min_deep = TARGETS[target]
+    seeds = sorted(str(p) for p in (fuzz_dir / "seeds" / target).iterdir())
+    assert seeds, f"gen_fuzz_data.py wrote no seeds for {target}"
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1", UBSAN_OPTIONS="print_stacktrace=1")
     proc = subprocess.run([str(exe), str(seconds), "7", *seeds], capture_output=True, text=True, env=env,
                           timeout=seconds * 10 + 60)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
     assert "no failure" in proc.stdout
+    print(f"{target}: {proc.stdout.strip()}")
     execs = int(proc.stdout.split("fuzz_replay: ")[1].split()[0])
+    deep = int(proc.stdout.split("executions, ")[1].split()[0])
     assert execs > 1000, proc.stdout
-    if with_library:
-        assert int(proc.stdout.split("executions, ")[1].split()[0]) > 100, proc.stdout  # the API part ran
+    assert deep >= min_deep, proc.stdout     # the inputs reach the part behind the checks
