@@ -39,8 +39,8 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, UnicodeEncodeError):
         return "input is not valid UTF-8 (the device answers error=invalid_utf8): give UTF-8 text"
     if mod == "yaml":
-        mark = getattr(exc, "problem_mark", None)
-        return yaml_error(getattr(mark, "name", None) or "YAML input", exc)
+        name = getattr(getattr(exc, "problem_mark", None), "name", None) or ""
+        return yaml_error(name if name and not name.startswith("<") else "YAML input", exc)
     if isinstance(exc, MemoryError):
         return "out of memory: close other programs, or use a smaller model, batch or --limit"
     if isinstance(exc, OSError) and mod != "serial":
