@@ -286,7 +286,7 @@ bertl14_status_t bertl14_ctx_output_scale(const bertl14_ctx_t *ctx, uint32_t tok
     if (token >= ctx->seq_len) {
         return BERTL14_ERR_INVALID_SEQ_LEN;
     }
-    *scale = ((const uint32_t *)(const void *)(ctx->config.work_buffer_ptr + ctx->plan.h_scale))[token];
+    *scale = bertl14_ld32(ctx->config.work_buffer_ptr + ctx->plan.h_scale + 4u * token);
     *frac_bits = ctx->out_frac_bits;
     return BERTL14_OK;
 }

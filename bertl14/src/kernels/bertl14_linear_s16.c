@@ -112,6 +112,7 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
     acc[0] = a0;
     acc[1] = a1;
     acc[2] = a2;
+    acc[3] = 0;                                    /* every entry defined: GCC cannot tell acc[3] is unused here */
 }
 #undef BL14_X
 #else
@@ -193,7 +194,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     for (uint32_t o = 0; o < out; o++, w += in) {
         int32_t acc[4];
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-        if (nb > 3u) {                            /* nb is 1..4: the same test as the stores' below */
+        if (nb == 4u) {
             dot4_contig(w, x, in / 4u, acc);
         } else
 #endif
