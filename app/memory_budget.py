@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     if a.map:
         r = u["registry"]
         print(f"  {'registry':<11} {r['table'] + r['code']:>9,} B of the flash (table {r['table']:,} B, matcher code "
-              f"{r['code']:,} B)" if r else f"  {'registry':<11} {0:>9} B (none: CONFIG_APP_REGISTRY_FILE is empty)")
+              f"{r['code']:,} B)" if r else f"  {'registry':<11} {0:>9} B (none linked)")
     over = []
     if a.flash_budget and u["flash"] > a.flash_budget:
         over.append(f"flash {u['flash']:,} B > {a.flash_budget:,} B (CONFIG_APP_FLASH_BUDGET): prune heads "

@@ -17,6 +17,8 @@ function(bertl14_add_model target)
     message(FATAL_ERROR "model folder ${_model} (CONFIG_BERTL14_MODEL_DIR) not found: set "
                         "CONFIG_BERTL14_MODEL_DIR to a Hugging Face BERT folder or a `bertl14 convert` output")
   endif()
+  # the model's own folder, for the steps that read its metadata (bertl14_add_registry)
+  set_target_properties(${target} PROPERTIES BERTL14_MODEL_SOURCE "${_model}")
   if(CONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4)
     set(_emb int4)
   else()
@@ -51,6 +53,25 @@ function(bertl14_add_model target)
   # the step runs before any of the target's sources compile (they may include bertl14_config.h)
   add_custom_target(${target}_model DEPENDS ${_out}/manifest.json)
   add_dependencies(${target} ${target}_model)
+  if(CONFIG_BERTL14_WORK_BUFFER_SIZE GREATER 0)
+    # A fixed work buffer smaller than the model needs fails the build with the size it needs (not bertl14_init
+    # on the device). Its own stamp, written only when the check passes, so a failed check runs again.
+    if(Python3_EXECUTABLE)
+      set(_python ${Python3_EXECUTABLE})
+    else()
+      find_program(_python python3 REQUIRED)
+    endif()
+    add_custom_command(
+      OUTPUT ${_out}/work_buffer.checked
+      COMMAND ${_python} -m bertl14_tools.workbuf check ${_out}/manifest.json ${CONFIG_BERTL14_WORK_BUFFER_SIZE}
+              ${_out}/work_buffer.checked
+      DEPENDS ${_out}/manifest.json ${BERTL14_DOT_CONFIG}
+      COMMENT "CONFIG_BERTL14_WORK_BUFFER_SIZE=${CONFIG_BERTL14_WORK_BUFFER_SIZE} against the model's work buffer"
+      VERBATIM)
+    add_custom_target(${target}_work_buffer DEPENDS ${_out}/work_buffer.checked)
+    add_dependencies(${target}_work_buffer ${target}_model)
+    add_dependencies(${target} ${target}_work_buffer)
+  endif()
   # bertl14_slot_table.c: the model's slot value table, kept by the linker only when the app reads slot values
   target_sources(${target} PRIVATE ${_out}/bertl14_weights.c ${_out}/bertl14_vocab.c ${_out}/bertl14_slot_table.c
                                    ${_out}/bertl14_label_slots.c)

@@ -9,10 +9,47 @@
 # domains, for `bertl14 validate`). Then links the matcher library
 # `bertl14_registry` (bertl14/CMakeLists.txt) and defines BERTL14_APP_REGISTRY=1 for the application.
 # An empty CONFIG_APP_REGISTRY_FILE adds nothing: no table, no matcher code.
+#
+# The matcher writes [NAME], [AREA], [FLOOR] in place of known names, so the registry is compiled in only for a model
+# trained on such sentences (`bertl14 dataset --mask-names`): its folder says so in training.json (or, for a
+# `bertl14 convert` output, manifest.json) as "name_placeholders": true. For any other model the build fails and says
+# what to do, unless the registry is the application's example (CONFIG_APP_REGISTRY_EXAMPLE_FILE, the default), which
+# is then left out with a notice.
+function(bertl14_model_name_placeholders model_dir out)
+  set(_value OFF)
+  foreach(_meta training.json manifest.json)
+    if(EXISTS "${model_dir}/${_meta}")
+      file(READ "${model_dir}/${_meta}" _json)
+      string(JSON _found ERROR_VARIABLE _missing GET "${_json}" name_placeholders)
+      if(NOT _missing)
+        set(_value "${_found}")
+        break()
+      endif()
+    endif()
+  endforeach()
+  set(${out} "${_value}" PARENT_SCOPE)
+endfunction()
+
 function(bertl14_add_registry target)
   set(_file "${CONFIG_APP_REGISTRY_FILE}")
   if(_file STREQUAL "")
     return()
+  endif()
+  get_target_property(_model_dir ${target} BERTL14_MODEL_SOURCE)
+  if(_model_dir)
+    bertl14_model_name_placeholders("${_model_dir}" _placeholders)
+    if(NOT _placeholders)
+      string(CONCAT _why "the model ${CONFIG_BERTL14_MODEL_DIR} was not trained with the registry's placeholders "
+             "([NAME], [AREA], [FLOOR]: no \"name_placeholders\": true in its training.json or manifest.json), so "
+             "the names the registry replaces would reach it as words it never learnt")
+      if(_file STREQUAL "${CONFIG_APP_REGISTRY_EXAMPLE_FILE}")
+        message(NOTICE "registry: the example registry ${_file} is left out: ${_why}. Train the model with "
+                       "`bertl14 dataset --mask-names 0.5` for a registry of your own names.")
+        return()
+      endif()
+      message(FATAL_ERROR "CONFIG_APP_REGISTRY_FILE=${_file}: ${_why}: build with CONFIG_APP_REGISTRY_FILE=\"\", or "
+                          "train the model on data made with `bertl14 dataset --mask-names 0.5` (models/README.md)")
+    endif()
   endif()
   if(NOT IS_ABSOLUTE "${_file}")
     if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${_file}")

@@ -117,6 +117,21 @@ def model_min_score_milli(model_dir: Path) -> int:
     return int(round(float(value) * 1000))
 
 
+def model_name_placeholders(model_dir: Path) -> bool:
+    """Whether the model was trained on sentences with the registry's placeholders ([NAME], [AREA], [FLOOR]):
+    its training.json's `name_placeholders` (train.name_placeholders); false for a model that ships no
+    training.json. Written to manifest.json, where the firmware build reads it (cmake/registry.cmake)."""
+    from .train import name_placeholders
+    path = model_dir / "training.json"
+    if not path.is_file():
+        return False
+    try:
+        return name_placeholders(json.loads(path.read_text(encoding="utf-8")))
+    except ValueError as exc:
+        raise UserError(f"{path} is not valid JSON ({exc}): write it again with `bertl14 train --measure-only`") \
+            from None
+
+
 def calibration_texts(model_dir: Path, opts: ConvertOptions, vocab: list[str]) -> tuple[list[str], str]:
     if opts.calibration:
         texts, source = read_texts(Path(opts.calibration), "--calibration"), Path(opts.calibration).name
@@ -492,6 +507,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "work_buffer_bytes": work_bytes,
         "max_seq_len": opts.max_seq_len,
         "min_score_milli": min_score_milli,
+        "name_placeholders": model_name_placeholders(model_dir) if model_dir else False,
         "heads_kept": [list(map(int, layer.heads_kept)) for layer in fm.layers],
         "calibration": {"source": calib_source, "sentences": calib_count},
         "sources": {"files": inputs,

@@ -922,14 +922,14 @@ def write_model_card(out: Path, s: dict) -> None:
     ds = t.get("dataset", {})
     data_cmd = (f"bertl14 dataset --lang {ds.get('lang', '?')} --out {t.get('data', 'DATA')} --per-intent {ds.get('per_intent', '?')} "
                 f"--seed {ds.get('seed', '?')} --val-fraction {ds.get('val_fraction', '?')}"
+                + (" --split first" if ds.get("split", "first") == "first" else "")   # the older data's split
                 + (f" --mask-names {ds['mask_names']}" if ds.get("mask_names") else "")
                 + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else "")
                 + (f" --ood-generated {ds['ood_generated']}" if ds.get("ood_generated") else "")
                 + (f" --wildcard-words {ds['wildcard_words']}" if ds.get("wildcard_words") else "")
                 + "".join(f" --intents {f}" for f in ds.get("intent_files") or [])
                 + (" --no-builtin" if ds.get("builtin_intents") is False else "")
-                + (" --no-ood" if ds.get("ood") is False else "")
-                + (" --split first" if ds.get("split", "first") == "first" else ""))   # the older data's split
+                + (" --no-ood" if ds.get("ood") is False else ""))
     builtin = ds.get("builtin_intents", True)
     lines = [f"# {out.name}", "",
              "Intent classifier for bertl14 (BERT encoder + classifier"

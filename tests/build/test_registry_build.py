@@ -69,7 +69,7 @@ def test_no_registry_means_no_table_no_matcher_no_slots(tmp_path, empty_modules,
     assert not [s for s in _symbols(build) if "registry_match" in s or s == "bertl14_registry"]
     assert not (build / "generated" / "registry").exists()
     assert "CONFIG_APP_REGISTRY_MAX_SLOTS" not in (build / ".config").read_text()
-    assert "(none: CONFIG_APP_REGISTRY_FILE is empty)" in proc.stdout
+    assert "B (none linked)" in proc.stdout
     q = qemu(build)
     assert q.readline().startswith("bertl14 ready ")
     q.write(b":entities\n")
@@ -136,3 +136,38 @@ def _check_weird_device(build: Path):
         listing = dev.entities()
     assert [d["name"] for d in listing] == ["50% = Lamp", "台灯", "Tea Room", "Ground Floor"]
     assert listing[0]["parent"] == "Tea Room" and listing[1]["parent"] == "" and listing[2]["parent"] == "Ground Floor"
+
+
+def _host_build(build: Path, model: Path, *defs: str) -> subprocess.CompletedProcess:
+    return west("build", "-b", "host", "-p", "-d", str(build), "app", "--", f"-DCONFIG_BERTL14_MODEL_DIR={model}",
+                *defs)
+
+
+def test_registry_only_for_a_model_trained_with_name_placeholders(tmp_path):
+    """A model whose folder does not say "name_placeholders": true never saw [NAME]/[AREA]/[FLOOR]: the default
+    example registry is left out with a notice, a registry asked for fails the configuration with what to do;
+    once the model's training.json says so, the registry is compiled in (and the converted manifest says so)."""
+    import sys
+    sys.path.insert(0, str(REPO / "tests" / "convert"))
+    from cvt_util import write_tiny_bert
+    model = write_tiny_bert(tmp_path / "tiny")       # a Hugging Face folder, no training.json
+    proc = _host_build(tmp_path / "default", model)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "registry: the example registry entities.yaml is left out: the model" in proc.stderr
+    assert not (tmp_path / "default" / "generated" / "registry").exists()
+    assert json.loads((tmp_path / "default" / "generated" / "model" / "manifest.json").read_text())[
+        "name_placeholders"] is False
+
+    asked = f"-DCONFIG_APP_REGISTRY_FILE={REPO / 'app' / 'entities.yaml'}"
+    proc = _host_build(tmp_path / "asked", model, asked)
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert proc.returncode != 0 and "was not trained with the registry's placeholders" in out, out[-3000:]
+    assert 'build with CONFIG_APP_REGISTRY_FILE="", or train the model on data made with' in out
+    assert "bertl14 dataset --mask-names 0.5" in out and "Traceback" not in out
+
+    (model / "training.json").write_text(json.dumps({"name_placeholders": True}))
+    proc = _host_build(tmp_path / "with", model, asked)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (tmp_path / "with" / "generated" / "registry" / "registry.json").is_file()
+    assert json.loads((tmp_path / "with" / "generated" / "model" / "manifest.json").read_text())[
+        "name_placeholders"] is True
