@@ -21,7 +21,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 # command -> Debian package providing it
 APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
-             ninja:ninja-build gcc:gcc
+             ninja:ninja-build gcc:gcc g++:g++ clang:clang
 
 .PHONY: help demo test deps check-workspace apt python workspace clean
 
