@@ -1,5 +1,6 @@
 /* Native checks of the public API (driven by test_api.py): every NULL argument, error codes,
- * sizing, the seed-style default context, dumps. Usage: api_checks WEIGHTS.bin VOCAB.bin */
+ * sizing, the seed-style default context, dumps. Usage: api_checks WEIGHTS.bin VOCAB.bin LABELS TAGS
+ * (the model's classifier labels and tag count, 0 for a model without that head) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,12 @@ static void hook(const char *s, size_t n, void *user)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) { return 2; }
+    if (argc != 5) { return 2; }
     size_t wlen, vlen;
     const int16_t *weights = slurp(argv[1], &wlen);
     const uint32_t *vocab = slurp(argv[2], &vlen);
+    /* the heads the test built the model with: each call below expects the one status they imply */
+    const uint32_t labels = (uint32_t)strtoul(argv[3], NULL, 10), num_tags = (uint32_t)strtoul(argv[4], NULL, 10);
     const uint32_t max_seq = 16, hidden = (uint32_t)((const uint32_t *)weights)[3];
     const uint32_t vocab_size = ((const uint32_t *)weights)[8];
     const uint32_t wsize = (uint32_t)wlen, vsize = (uint32_t)vlen;
@@ -145,21 +148,27 @@ int main(int argc, char **argv)
     CHECK(bertl14_ctx_output_scale(&ctx, 0, &scale, NULL) == BERTL14_ERR_NULL_POINTER);
     bertl14_dims_t dims;
     CHECK(bertl14_ctx_dims(&ctx, &dims) == BERTL14_OK && dims.hidden == hidden);
+    CHECK(dims.num_labels == labels && dims.num_tags == num_tags);
     CHECK(bertl14_ctx_dims(NULL, &dims) == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_ctx_dims(&ctx, NULL) == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_ctx_classify(NULL, &cls) == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_ctx_classify(&ctx, NULL) == BERTL14_ERR_NULL_POINTER);
     bertl14_status_t cs = bertl14_ctx_classify(&ctx, &cls);
-    CHECK(cs == BERTL14_OK || cs == BERTL14_ERR_NO_CLASSIFIER);
-    if (cs == BERTL14_OK) {
-        CHECK(cls.label < cls.num_labels && cls.score_q16 <= 65535 && cls.score_milli <= 1000);
-        CHECK(strlen(bertl14_ctx_label_name(&ctx, cls.label)) > 0);
+    if (labels) {                                            /* a classifier head: an answer among its labels */
+        CHECK(cs == BERTL14_OK);
+        if (cs == BERTL14_OK) {
+            CHECK(cls.num_labels == labels && cls.label < labels && cls.score_q16 <= 65535 && cls.score_milli <= 1000);
+            CHECK(strlen(bertl14_ctx_label_name(&ctx, cls.label)) > 0);
+            CHECK(strlen(bertl14_ctx_label_name(&ctx, labels - 1u)) > 0);
+        }
+    } else {                                                 /* an encoder only: no classifier, no label names */
+        CHECK(cs == BERTL14_ERR_NO_CLASSIFIER);
     }
+    CHECK(strcmp(bertl14_ctx_label_name(&ctx, labels), "") == 0); /* one past the last label */
     CHECK(strcmp(bertl14_ctx_label_name(&ctx, 100000), "") == 0);
     CHECK(strcmp(bertl14_ctx_label_name(NULL, 0), "") == 0);
 
     /* token classification (tags): every token of the last encode, before or after classify */
-    const uint32_t num_tags = ((const uint32_t *)(const void *)weights)[15];
     uint32_t ntags = 99;
     CHECK(bertl14_ctx_tag(NULL, tags, 16, &ntags) == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_ctx_tag(&ctx, NULL, 16, &ntags) == BERTL14_ERR_NULL_POINTER);
@@ -254,6 +263,9 @@ int main(int argc, char **argv)
     CHECK(bertl14_dump_tensor(&cls_embedding, "CLS_EMB") == BERTL14_OK && out_len == 9 + 5 * hidden);
     CHECK(bertl14_dump_tensor(NULL, "CLS_EMB") == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_classify(NULL) == BERTL14_ERR_NULL_POINTER);
+    bertl14_classification_t dcls;
+    CHECK(bertl14_classify(&dcls) == (labels ? BERTL14_OK : BERTL14_ERR_NO_CLASSIFIER));
+    CHECK((strlen(bertl14_label_name(0)) > 0) == (labels > 0));
     CHECK(bertl14_tokenize_offsets("turn on the light", tokens, offsets, &token_count, 16) == BERTL14_OK);
     CHECK(token_count >= 2 && offsets[0] == 0 && offsets[2 * token_count - 1] == 0);
     CHECK(bertl14_encode(tokens, token_count, &cls_embedding) == BERTL14_OK);

@@ -24,10 +24,27 @@ def test_api_checks(tmp_path, kernels, pack, labels, tags):
     qm = random_quant_model(labels=labels, max_position=16, tags=tags)
     (tmp_path / "w.bin").write_bytes(pack(qm))
     (tmp_path / "v.bin").write_bytes(dummy_vocab().astype("<u4").tobytes())
-    r = subprocess.run([str(exe), str(tmp_path / "w.bin"), str(tmp_path / "v.bin")], capture_output=True,
-                       text=True, timeout=60)
+    r = subprocess.run([str(exe), str(tmp_path / "w.bin"), str(tmp_path / "v.bin"), str(labels), str(tags)],
+                       capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 failures" in r.stdout
+
+
+@pytest.mark.parametrize("labels,claimed", [(5, 0), (0, 5), (5, 4)])
+def test_api_checks_expect_one_status(tmp_path, pack, labels, claimed):
+    """The classify checks accept only the status the model's head implies: told the wrong label count, they fail."""
+    try:
+        exe = cbuild.build_executable([HERE / "api_checks.c"], "api_checks", "portable")
+    except UserError as exc:
+        pytest.skip(str(exc))
+    (tmp_path / "w.bin").write_bytes(pack(random_quant_model(labels=labels, max_position=16)))
+    (tmp_path / "v.bin").write_bytes(dummy_vocab().astype("<u4").tobytes())
+    r = subprocess.run([str(exe), str(tmp_path / "w.bin"), str(tmp_path / "v.bin"), str(claimed), "0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "0 failures" not in r.stdout, r.stdout
+    failed = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL")]
+    assert any("num_labels == labels" in ln for ln in failed), failed
+    assert any("classify" in ln or "cls.num_labels" in ln for ln in failed), failed
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(heads_kept=5), dict(hidden=48, heads_total=6, heads_kept=6,
