@@ -210,10 +210,11 @@ def float_ram_limit(board: str) -> int:
 
 
 def float_naive_bytes(dims: dict, n: int) -> int:
-    """Static activation bytes of bench/float32_naive built for n tokens (naive_bert.c's buffers)."""
+    """Static activation bytes of bench/float32_naive built for n tokens: naive_bert.c's buffers (emb, the
+    per-layer q k v scores ctx attn h1 ffn out, pooled), floats."""
     L, H, I = dims["layers"], dims["hidden"], dims["intermediate"]
     heads, A = dims["heads_kept"], dims["heads_kept"] * dims["head_dim"]
-    return 4 * (n * H + L * (4 * n * A + heads * n * n + 3 * n * H + n * I))
+    return 4 * (n * H + L * (4 * n * A + heads * n * n + 3 * n * H + n * I) + H)
 
 
 def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> list[dict]:
