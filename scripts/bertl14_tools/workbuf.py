@@ -1,5 +1,6 @@
 """Python mirror of `bertl14_required_work_buffer_size()` (bertl14/src/bertl14_encoder.c,
-`bertl14_plan`), byte for byte: the converter's manifest and `bertl14_config.h` use it.
+`bertl14_plan`), byte for byte: the converter's manifest and `bertl14_config.h` use it, and the build checks a
+fixed CONFIG_BERTL14_WORK_BUFFER_SIZE against the manifest's figure (`python -m bertl14_tools.workbuf check`).
 
 The plan: the residual stream h, keys and values of every token (int8 + per-head uint32 scales),
 then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
@@ -62,3 +63,36 @@ def work_buffer_size(qm, max_seq_len: int) -> int:
     (and num_tags)."""
     return plan(qm.hidden, qm.heads_kept, qm.head_dim, qm.intermediate, getattr(qm, "num_labels", 0),
                 max_seq_len, getattr(qm, "num_tags", 0))["total"]
+
+
+def check_build(manifest_path: str, configured: int) -> str | None:
+    """The build's check of a fixed work buffer (cmake/model.cmake, CONFIG_BERTL14_WORK_BUFFER_SIZE > 0): None when
+    `configured` bytes hold what the converted model needs (its manifest's work_buffer_bytes), else the error."""
+    import json
+    m = json.loads(open(manifest_path, encoding="utf-8").read())
+    need = int(m["work_buffer_bytes"])
+    if configured >= need:
+        return None
+    return (f"CONFIG_BERTL14_WORK_BUFFER_SIZE={configured} is smaller than the {need} bytes the model {m['model']} "
+            f"needs at max_seq_len {m['max_seq_len']} (bertl14_init would fail with BERTL14_ERR_BUFFER_TOO_SMALL): "
+            f"set CONFIG_BERTL14_WORK_BUFFER_SIZE=0 (the exact size) or at least {need}")
+
+
+def main(argv=None) -> int:
+    """python -m bertl14_tools.workbuf check MANIFEST SIZE STAMP: the build step of check_build (writes STAMP)."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 4 or args[0] != "check":
+        print("usage: python -m bertl14_tools.workbuf check MANIFEST_JSON CONFIGURED_BYTES STAMP_FILE", file=sys.stderr)
+        return 2
+    error = check_build(args[1], int(args[2]))
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    with open(args[3], "w", encoding="utf-8") as f:
+        f.write(f"{args[2]}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -57,3 +57,25 @@ def test_a_model_too_big_for_the_board_stops_the_build_at_the_conversion(tmp_pat
     from bertl14_west.boards import find_board
     assert f"but mps2_an500's FLASH has {find_board('mps2_an500').flash_region['size']:,} B" in out
     assert not (b / "generated" / "model" / "bertl14_weights.c").exists()
+
+
+def test_work_buffer_smaller_than_the_model_fails_the_build(tmp_path, tiny_model):
+    """CONFIG_BERTL14_WORK_BUFFER_SIZE below what the model needs is a build error naming the size it needs (the
+    converter's figure), not an init failure on the device; enough bytes build."""
+    import json
+    b = tmp_path / "b"
+    proc = west("build", "-b", "host", "-d", str(b), str(REPO / "tests/build/model_app"), "--",
+                f"-DCONFIG_BERTL14_MODEL_DIR={tiny_model}", "-DCONFIG_BERTL14_MAX_SEQ_LEN=16",
+                "-DCONFIG_BERTL14_WORK_BUFFER_SIZE=100")
+    assert proc.returncode != 0
+    need = json.loads((b / "generated" / "model" / "manifest.json").read_text())["work_buffer_bytes"]
+    assert need > 100
+    out = proc.stdout + proc.stderr
+    assert f"CONFIG_BERTL14_WORK_BUFFER_SIZE=100 is smaller than the {need} bytes" in out, out[-3000:]
+    assert not (b / "firmware.elf").exists()
+    proc = west("build", "-d", str(b), "--", f"-DCONFIG_BERTL14_WORK_BUFFER_SIZE={need - 1}")   # still one short
+    assert proc.returncode != 0 and f"at least {need}" in proc.stdout + proc.stderr
+    proc = west("build", "-d", str(b), "--", f"-DCONFIG_BERTL14_WORK_BUFFER_SIZE={need}")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    run = subprocess.run([str(b / "firmware.elf")], input="", capture_output=True, text=True, timeout=20)
+    assert run.stdout.strip() == "model ok", run.stdout + run.stderr
