@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UserError
+from .textio import decode, read_text
 from .floatmodel import FloatLayer, FloatModel
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -197,7 +198,7 @@ def read_config(folder: Path) -> dict:
     if not path.is_file():
         raise UserError(f"{folder}: no config.json; expected a Hugging Face model folder")
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
+        cfg = json.loads(read_text(path))
     except ValueError as exc:
         raise UserError(f"{path}: not valid JSON ({exc})") from exc
     mt = cfg.get("model_type")
@@ -222,7 +223,7 @@ def read_vocab(folder: Path) -> list[str]:
         raise UserError(f"{folder}: no vocab.txt; copy the tokenizer's vocab.txt next to config.json "
                         "(tokenizer.save_pretrained(folder))")
     # BertTokenizer's load_vocab: one token a line, only the newline stripped (empty lines are tokens too)
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = decode(path.read_bytes(), str(path)).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines
@@ -233,7 +234,7 @@ def read_tokenizer_config(folder: Path) -> dict:
     cfg = {}
     if path.is_file():
         try:
-            cfg = json.loads(path.read_text(encoding="utf-8"))
+            cfg = json.loads(read_text(path))
         except ValueError as exc:
             raise UserError(f"{path}: not valid JSON ({exc})") from exc
     return {"do_lower_case": bool(cfg.get("do_lower_case", True)),
@@ -247,7 +248,7 @@ def read_labels(folder: Path, cfg: dict, num_labels: int) -> list[str]:
     labels = None
     if path.is_file():
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(read_text(path))
         except ValueError as exc:
             raise UserError(f"{path}: not valid JSON ({exc})") from exc
         if isinstance(raw, dict) and "labels" in raw:
@@ -277,7 +278,7 @@ def read_tags(folder: Path, num_tags: int) -> list[str]:
     if not path.is_file():
         return [f"TAG_{i}" for i in range(num_tags)]
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_text(path))
     except ValueError as exc:
         raise UserError(f"{path}: not valid JSON ({exc})") from exc
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
@@ -304,7 +305,7 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
         hint = ""
         if not folder.is_absolute() and len(folder.parts) <= 2 and not str(folder).startswith("."):
             hint = (" (bertl14 downloads nothing: fetch a Hugging Face model first, e.g. "
-                    f"`huggingface-cli download {folder} --local-dir DIR`, and pass DIR)")
+                    f"`hf download {folder} --local-dir DIR` (huggingface_hub's CLI), and pass DIR)")
         raise UserError(f"{folder}: no such model folder{hint}")
     cfg = read_config(folder)
     vocab = read_vocab(folder)

@@ -152,3 +152,13 @@ def test_token_classifier_and_tags_json(tiny):
     _add_token_classifier(tiny, 300)
     with pytest.raises(UserError, match="1..256 tags"):
         load_hf(tiny)
+
+
+def test_a_hub_name_is_answered_with_the_current_download_command():
+    """bertl14 downloads nothing; a Hub name is answered with huggingface_hub's current CLI (`hf`; the older
+    `huggingface-cli` is no longer shipped by newer releases)."""
+    import pytest
+    from bertl14_tools.errors import UserError
+    from bertl14_tools.hf import load_hf
+    with pytest.raises(UserError, match=r"`hf download org-that-is-not-here/bert-mini --local-dir DIR`"):
+        load_hf("org-that-is-not-here/bert-mini")
