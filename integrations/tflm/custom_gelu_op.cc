@@ -1,4 +1,4 @@
-// GeluApprox: tanh-approximation GELU as a TensorFlow Lite Micro custom operator (seed 000).
+// GeluApprox: tanh-approximation GELU as a TensorFlow Lite Micro custom operator.
 //   GELU(x) ~= 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 // float32: the formula per element. int8: a 256-entry table (one entry per input code) built in
 // Prepare from the same formula, so Eval is one load per element (as TFLite's own int8 GELU does).

@@ -1,4 +1,4 @@
-/* GeluApprox: the tanh approximation of GELU as a TensorFlow Lite Micro custom operator (seed 000).
+/* GeluApprox: the tanh approximation of GELU as a TensorFlow Lite Micro custom operator.
  *
  *   GELU(x) ~= 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
  *
@@ -11,7 +11,7 @@
  * Types: float32 -> float32, int8 -> int8 (per-tensor scale/zero point; a 256-entry table built in
  * Prepare, like TFLite's own int8 GELU). float16 models: convert the tensor to float32 before the op and
  * back after it (docs/tflm.md). The output shape must equal the input shape.
- * This declaration is what the seed's FAQ means by "link error: declare Register_GELU_APPROX in the header". */
+ * Without this declaration a project that registers the op fails to compile or link. */
 #ifndef BERTL14_INTEGRATIONS_TFLM_CUSTOM_GELU_OP_H_
 #define BERTL14_INTEGRATIONS_TFLM_CUSTOM_GELU_OP_H_
 

@@ -7,8 +7,8 @@ flash (arm-none-eabi-size) and time Invoke of a 32 x 512 activation under QEMU -
 Compiler: arm-none-eabi-g++ -O2 -mcpu=cortex-m7 -mthumb -mfpu=fpv5-d16 -mfloat-abi=hard (the board's
 flags), newlib-nano; startup, UART/timer code and linker script of the workspace's mps2 platform
 (app/src/platform/mps2, cmake/linker/cortex_m.ld, MEMORY from boards/arm/mps2_an500/board.yml).
-Only the TFLM files the interpreter needs are compiled (TFLM_SOURCES), two at a time, objects cached
-in ~/.cache/bertl14/tflm/m7. Counting: with -icount shift=0 QEMU advances virtual time 1 ns per
+Only the TFLM files the interpreter needs are compiled (tflm_host.TFLM_SOURCES, as one translation unit),
+objects cached in ~/.cache/bertl14/tflm/m7. Counting: with -icount shift=0 QEMU advances virtual time 1 ns per
 instruction and TIMER0 ticks at 25 MHz, so instructions = ticks * 40 (+-40).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import make_model
 import tflm_host
-from tflm_host import HERE, REPO, cache_dir, compile_objects, find_tflm
+from tflm_host import HERE, REPO, TFLM_SOURCES, cache_dir, compile_objects, find_tflm, unity_source
 
 sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
 from bertl14_west.boards import find_board, linker_memory_script  # noqa: E402
@@ -37,22 +37,6 @@ COMMON = CPU + ["-O2", "-ffunction-sections", "-fdata-sections", "-DTF_LITE_STAT
                 "-DBOARD_MPS2_AN500=1"]
 CXXFLAGS = COMMON + ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics",
                      "-fno-use-cxa-atexit", "-Wno-psabi"]
-TFLM_SOURCES = [f"tensorflow/lite/{s}" for s in (
-    "micro/micro_interpreter.cc", "micro/micro_interpreter_context.cc", "micro/micro_interpreter_graph.cc",
-    "micro/micro_allocator.cc", "micro/micro_allocation_info.cc", "micro/micro_context.cc",
-    "micro/micro_log.cc", "micro/micro_utils.cc", "micro/memory_helpers.cc", "micro/flatbuffer_utils.cc",
-    "micro/micro_op_resolver.cc", "micro/micro_resource_variable.cc", "micro/micro_profiler.cc",
-    "micro/micro_time.cc",
-    "micro/arena_allocator/single_arena_buffer_allocator.cc",
-    "micro/arena_allocator/persistent_arena_buffer_allocator.cc",
-    "micro/arena_allocator/non_persistent_arena_buffer_allocator.cc",
-    "micro/memory_planner/greedy_memory_planner.cc", "micro/memory_planner/linear_memory_planner.cc",
-    "micro/tflite_bridge/flatbuffer_conversions_bridge.cc", "micro/tflite_bridge/micro_error_reporter.cc",
-    "micro/kernels/kernel_util.cc",
-    "core/api/flatbuffer_conversions.cc", "core/api/tensor_utils.cc", "../compiler/mlir/lite/core/api/error_reporter.cc",
-    "core/c/common.cc", "../compiler/mlir/lite/schema/schema_utils.cc",
-    "kernels/internal/portable_tensor_utils.cc", "kernels/internal/tensor_ctypes.cc",
-    "kernels/kernel_util.cc")]
 ELEMENTS = 32 * 512
 CPU_HZ = 480e6
 
@@ -65,34 +49,39 @@ def memory_regions(out: Path) -> Path:
 
 
 def build_images(tflm: Path, jobs: int = 2) -> dict[str, Path]:
+    """The image with the op registered (with_op) and the same image without it (without_op)."""
     base = cache_dir() / "m7"
-    inc = tflm_host.include_flags(tflm) + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"]
-    tflm_objs = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [tflm / s for s in TFLM_SOURCES],
-                                base / "obj", jobs)
     gen = base / "gen"
+    inc = tflm_host.include_flags(tflm) + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"]
     gen.mkdir(parents=True, exist_ok=True)
     models = gen / "gelu_models.cc"
     text = (make_model.c_array(make_model.gelu_model("float32", (32, 512)), "gelu_f32_model")
             + make_model.c_array(make_model.gelu_model("int8", (32, 512)), "gelu_i8_model"))
     if not models.exists() or models.read_text() != text:
         models.write_text(text)
+    mains = {}
+    for name, with_op in (("with_op", 1), ("without_op", 0)):
+        mains[name] = gen / f"main_{name}.cc"
+        main_cc = HERE / "m7" / "main.cc"   # its digest in the text: a changed main.cc is compiled again
+        main_text = (f"// {tflm_host._digest([main_cc], [])}\n#define WITH_GELU_APPROX {with_op}\n"
+                     f'#include "{main_cc}"\n')
+        if not mains[name].exists() or mains[name].read_text() != main_text:
+            mains[name].write_text(main_text)
+    # the slowest first, two at a time: TFLM (one translation unit), the two mains, the op, the models
+    unity = unity_source(tflm, TFLM_SOURCES, gen, "tflm_m7")
+    tflm_obj, main_with, main_without, op_obj, models_obj = compile_objects(
+        "arm-none-eabi-g++", CXXFLAGS + inc, [unity, mains["with_op"], mains["without_op"],
+                                              HERE / "custom_gelu_op.cc", models], base / "obj", jobs)
     plat_objs = compile_objects("arm-none-eabi-gcc", COMMON + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"],
                                 [PLATFORM / "startup.c", PLATFORM / "platform.c"], base / "obj", jobs)
-    shared = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [models], base / "obj", jobs)
-    op_obj = compile_objects("arm-none-eabi-g++", CXXFLAGS + inc, [HERE / "custom_gelu_op.cc"],
-                             base / "obj", jobs)
     ld = memory_regions(gen)
     images = {}
-    for name, define, extra in (("with_op", "-DWITH_GELU_APPROX=1", op_obj),
-                                ("without_op", "-DWITH_GELU_APPROX=0", [])):
-        main_obj = base / f"main_{name}.o"
-        subprocess.run(["arm-none-eabi-g++", *CXXFLAGS, *inc, define, "-c", str(HERE / "m7" / "main.cc"),
-                        "-o", str(main_obj)], check=True)
+    for name, objs in (("with_op", [main_with, op_obj]), ("without_op", [main_without])):
         elf = base / f"gelu_tflm_{name}.elf"
         subprocess.run(["arm-none-eabi-g++", *CPU, "-O2", "-Wl,--gc-sections", "--specs=nano.specs",
                         "--specs=nosys.specs", f"-T{REPO / 'cmake' / 'linker' / 'cortex_m.ld'}", f"-L{ld}",
-                        f"-Wl,-Map={elf.with_suffix('.map')}", "-o", str(elf), str(main_obj),
-                        *map(str, extra + shared + plat_objs + tflm_objs), "-lm"], check=True)
+                        f"-Wl,-Map={elf.with_suffix('.map')}", "-o", str(elf),
+                        *map(str, objs + [models_obj] + plat_objs + [tflm_obj]), "-lm"], check=True)
         images[name] = elf
     return images
 

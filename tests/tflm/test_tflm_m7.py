@@ -7,18 +7,19 @@ import numpy as np
 import pytest
 
 from test_tflm_host import gelu_tanh
+from testsupport import skip_missing
 
 N = 32 * 512
 
 
 @pytest.fixture(scope="module")
-def m7_report(op_lib):  # op_lib: skips when the TFLM sources are absent
+def m7_report(tflm_sources, make_model):  # skip (fail under CI) when the TFLM sources are absent
     missing = [t for t in ("arm-none-eabi-g++", "arm-none-eabi-size", "qemu-system-arm") if not shutil.which(t)]
     if missing:
-        pytest.skip(f"{', '.join(missing)} not found (install gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
-                    "qemu-system-arm)")
+        skip_missing(f"{', '.join(missing)} not found (install gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
+                     "qemu-system-arm)")
     import tflm_m7
-    images = tflm_m7.build_images(tflm_m7.find_tflm())
+    images = tflm_m7.build_images(tflm_sources)
     sizes = {k: tflm_m7.size(v) for k, v in images.items()}
     return sizes, tflm_m7.run_qemu(images["with_op"])
 
