@@ -48,6 +48,10 @@ void console_poll(void)
             }
             continue;
         }
+        if (kind == LINERING_DAMAGED_LINE) {
+            console_puts("error=line_error the UART lost or garbled a byte of this line\r\n");
+            continue;
+        }
         if (len > 0u && rx_line[len - 1u] == '\r') {
             len--;
         }

@@ -1,6 +1,6 @@
 /*
  * Line-framed receive ring: the UART RX interrupt stores whole lines, the application takes whole
- * lines (issue 6, docs/serial-protocol.md "Flow control").
+ * lines (docs/serial-protocol.md "Flow control").
  *
  * Why lines and not bytes: when the application is busy (an inference takes milliseconds) bytes keep
  * arriving; when the ring is full a byte ring would cut a line in the middle and glue its tail to
@@ -9,8 +9,10 @@
  *
  * Records in data[] (positions wrap around): a 2-byte little-endian header, then the line's bytes.
  *   header bit 15 set:   an overrun record, bits 0..14 = number of consecutive discarded lines
- *   header bit 15 clear: a line, bits 0..13 = stored bytes (without the '\n'), bit 14 = too long
- *                        (more than CONFIG_APP_LINE_MAX + 1 bytes arrived; only the first ones kept)
+ *   header bit 15 clear: a line, bits 0..12 = stored bytes (without the '\n'), bit 14 = too long
+ *                        (more than CONFIG_APP_LINE_MAX + 1 bytes arrived; only the first ones kept),
+ *                        bit 13 = damaged (the UART reported an overrun, framing or noise error while
+ *                        the line was arriving: a byte was lost or garbled, maybe its '\n')
  * The producer (interrupt) reserves a line's header when its first byte arrives and publishes the
  * record (`committed`) when its '\n' arrives; the consumer reads only published records, so the
  * producer may still roll an unpublished line back. Lines discarded after the last published record
@@ -28,16 +30,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LINERING_SIZE CONFIG_APP_RX_BUFFER
+/* The ring holds CONFIG_APP_RX_BUFFER bytes plus LINERING_RESERVE of its own: what a longest line needs besides its
+ * CONFIG_APP_LINE_MAX bytes (its 2-byte header, the '\r' of "\r\n", an overrun record before it, the byte a full
+ * ring keeps free: 6) with the margin the ring always had. So the rule is CONFIG_APP_RX_BUFFER >=
+ * CONFIG_APP_LINE_MAX, a comparison app/Kconfig's range states (Kconfig has no arithmetic for "+ 8"). */
+#define LINERING_RESERVE 8u
+#define LINERING_SIZE (CONFIG_APP_RX_BUFFER + LINERING_RESERVE)
 #define LINERING_OVERRUN 0x8000u
 #define LINERING_TOO_LONG 0x4000u
-#define LINERING_LEN_MASK 0x3FFFu
+#define LINERING_DAMAGED 0x2000u
+#define LINERING_LEN_MASK 0x1FFFu
 #define LINERING_COUNT_MAX 0x7FFFu
 /* bytes kept of one line: CONFIG_APP_LINE_MAX plus one for the '\r' of a "\r\n" ending */
 #define LINERING_LINE_KEEP (CONFIG_APP_LINE_MAX + 1u)
 
-_Static_assert(CONFIG_APP_RX_BUFFER >= CONFIG_APP_LINE_MAX + 8,
-               "CONFIG_APP_RX_BUFFER must hold a whole line: at least CONFIG_APP_LINE_MAX + 8 bytes");
+_Static_assert(CONFIG_APP_RX_BUFFER >= CONFIG_APP_LINE_MAX,
+               "CONFIG_APP_RX_BUFFER must hold a whole line: at least CONFIG_APP_LINE_MAX bytes (app/Kconfig's range)");
 _Static_assert(CONFIG_APP_LINE_MAX + 1 <= LINERING_LEN_MASK, "CONFIG_APP_LINE_MAX too large for the ring header");
 
 typedef struct {
@@ -49,6 +57,7 @@ typedef struct {
     uint8_t in_line;              /* a line has started (header reserved or being discarded) */
     uint8_t discarding;           /* the open line did not fit: dropping bytes up to its '\n' */
     uint8_t too_long;             /* the open line is longer than LINERING_LINE_KEEP */
+    uint8_t damaged;              /* the open line (between lines: the next one) lost or garbled a byte */
     volatile uint32_t pending_overruns; /* discarded lines not yet written as a record */
     volatile uint32_t overrun_lines;    /* discarded lines since reset (statistics) */
     /* consumer (application) */
@@ -117,13 +126,15 @@ static inline bool linering_put(linering_t *r, uint8_t byte)
         }
     }
     if (byte == '\n') {
+        const uint32_t damaged = r->damaged ? LINERING_DAMAGED : 0u;
         r->in_line = 0u;
+        r->damaged = 0u;
         if (r->discarding) {
             r->pending_overruns++;
             r->overrun_lines++;
             return false;
         }
-        linering_header(r, r->open, r->open_len | (r->too_long ? LINERING_TOO_LONG : 0u));
+        linering_header(r, r->open, r->open_len | (r->too_long ? LINERING_TOO_LONG : 0u) | damaged);
         linering_publish(r);
         return true;
     }
@@ -145,17 +156,27 @@ static inline bool linering_put(linering_t *r, uint8_t byte)
     return true;
 }
 
+/** Producer (RX interrupt): the UART reported a receive error (overrun, framing, noise). The line
+ *  being received -- or, between lines, the next one -- is marked damaged: it is still one record,
+ *  taken as LINERING_DAMAGED_LINE, so it gets one answer and the lines after it are not shifted. */
+static inline void linering_damage(linering_t *r)
+{
+    r->damaged = 1u;
+}
+
 /** What linering_take() found. */
 typedef enum {
-    LINERING_EMPTY = 0,  /* nothing complete yet */
-    LINERING_LINE,       /* a line was copied out */
-    LINERING_OVERRUNS,   /* *count lines were discarded here */
+    LINERING_EMPTY = 0,    /* nothing complete yet */
+    LINERING_LINE,         /* a line was copied out */
+    LINERING_OVERRUNS,     /* *count lines were discarded here */
+    LINERING_DAMAGED_LINE, /* a line damaged on the wire (linering_damage): its bytes are skipped */
 } linering_kind_t;
 
 /**
  * Consumer: take the oldest record. For a line, copies its bytes to `line` (capacity
  * LINERING_LINE_KEEP + 1, NUL-terminated) and sets *len and *too_long. For discarded lines sets
- * *count. `mask`/`unmask` mask the RX interrupt around the read-and-clear of pending_overruns.
+ * *count. A damaged line is skipped (nothing copied). `mask`/`unmask` mask the RX interrupt around
+ * the read-and-clear of pending_overruns.
  */
 static inline linering_kind_t linering_take(linering_t *r, char *line, uint32_t *len, bool *too_long,
                                             uint32_t *count, void (*mask)(void), void (*unmask)(void))
@@ -181,6 +202,11 @@ static inline linering_kind_t linering_take(linering_t *r, char *line, uint32_t 
         return LINERING_OVERRUNS;
     }
     uint32_t n = header & LINERING_LEN_MASK;
+    if (header & LINERING_DAMAGED) {
+        linering_barrier();
+        r->tail = (tail + n) % LINERING_SIZE;
+        return LINERING_DAMAGED_LINE;
+    }
     for (uint32_t i = 0; i < n; i++) {
         line[i] = (char)r->data[(tail + i) % LINERING_SIZE];
     }

@@ -5,7 +5,8 @@
  *
  * Every input line gets exactly one answer line starting with `intent=` or `error=`, or, for a
  * command, ending with one line starting with `ok `; lines the RX interrupt had to discard come back
- * from the ring as overrun records and are answered `error=overrun` in their place.
+ * from the ring as overrun records and are answered `error=overrun` in their place, and a line in
+ * which the UART reported a receive error (a byte lost or garbled) is answered `error=line_error`.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,8 +38,9 @@ static const char *rtos_name = "";
 static struct {
     uint32_t sentences;   /* lines answered intent=... (none included) */
     uint32_t intent_none; /* of which intent=none */
-    uint32_t errors;      /* lines answered error=... (overruns included) */
+    uint32_t errors;      /* lines answered error=... (overruns and line errors included) */
     uint32_t overruns;    /* lines answered error=overrun */
+    uint32_t line_errors; /* lines answered error=line_error */
     uint64_t cycles_sum;
     uint32_t cycles_max;
 } stats;
@@ -170,7 +172,7 @@ static void cmd_help(void)
 {
     console_puts("help: type a sentence, get `intent=<Label> score=<0.000-1.000> tokens=<n> cycles=<c>`\r\n"
                  "help: :config   model, limits, what cycles counts\r\n"
-                 "help: :stats    sentences, errors, overruns, mean/max cycles, memory high-water marks\r\n"
+                 "help: :stats    sentences, errors, overruns, line errors, mean/max cycles, memory high-water marks\r\n"
                  "help: :dump on|off   print the INT8 [CLS] embedding (CLS_EMB: 0x..,...) after each answer\r\n"
                  "help: :entities  the registry's entities, areas and floors (names found in a sentence are "
                  "answered name= area= floor=)\r\n"
@@ -231,6 +233,7 @@ static void cmd_stats(void)
     put_kv("intent_none", stats.intent_none);
     put_kv("errors", stats.errors);
     put_kv("overruns", stats.overruns);
+    put_kv("line_errors", stats.line_errors);
     put_kv("mean_cycles", stats.sentences ? (uint32_t)(stats.cycles_sum / stats.sentences) : 0u);
     put_kv("max_cycles", stats.cycles_max);
     put_kv("work_buffer", intent_work_buffer_size());
@@ -425,6 +428,10 @@ void console_poll(void)
                 stats.overruns++;
                 answer_error("overrun", "line discarded: receive buffer full (wait for answers or raise CONFIG_APP_RX_BUFFER)");
             }
+        } else if (kind == LINERING_DAMAGED_LINE) {
+            stats.line_errors++;
+            answer_error("line_error", "the UART lost or garbled a byte of this line (overrun, framing or noise "
+                                       "error); send it again (check the baud rate and the cable)");
         } else {
             handle_line(len, too_long);
         }

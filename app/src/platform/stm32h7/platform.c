@@ -6,8 +6,10 @@
  * VOS1 runs on every revision (Y and V) and keeps the power sequence simple. AXI/AHB 200 MHz, APBx
  * 100 MHz, flash 2 wait states (RM0433 table for VOS1 at 200 MHz).
  * Console: USART3 on PD8 (TX) / PD9 (RX), AF7 -- the ST-LINK virtual COM port. Initialised by the
- * HAL; reception is driven by our own RXNE interrupt handler, which moves every byte into the ring
- * (no per-byte re-arming of HAL_UART_Receive_IT, so nothing is lost while the application is busy).
+ * HAL, with the 16-byte receive FIFO on; reception is driven by our own interrupt handler (usart_rx.h:
+ * FIFO half full, idle line, receive error), which moves every byte into the ring and reports overrun,
+ * framing and noise errors to it (no per-byte re-arming of HAL_UART_Receive_IT, so nothing is lost
+ * while the application is busy).
  * HAL timebase: TIM6 at 1 kHz (HAL_InitTick below), because FreeRTOS owns SysTick.
  */
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "console.h"
 #include "platform.h"
+#include "usart_rx.h"
 
 static UART_HandleTypeDef console_uart;
 
@@ -88,20 +91,21 @@ static void console_uart_init(void)
     if (HAL_UART_Init(&console_uart) != HAL_OK) {
         platform_fatal("HAL_UART_Init", __LINE__);
     }
+    /* receive FIFO: interrupt at half full (8 of USART_RX_FIFO_DEPTH bytes), on an idle line (the tail of a
+     * burst) and on a receive error (overrun, framing, noise) */
+    if (HAL_UARTEx_SetRxFifoThreshold(&console_uart, UART_RXFIFO_THRESHOLD_1_2) != HAL_OK ||
+        HAL_UARTEx_EnableFifoMode(&console_uart) != HAL_OK) {
+        platform_fatal("HAL_UARTEx_EnableFifoMode", __LINE__);
+    }
     HAL_NVIC_SetPriority(USART3_IRQn, UART_RX_PRIORITY, 0);
     HAL_NVIC_EnableIRQ(USART3_IRQn);
-    SET_BIT(USART3->CR1, USART_CR1_RXNEIE_RXFNEIE);
+    SET_BIT(USART3->CR3, USART_CR3_RXFTIE | USART_CR3_EIE);
+    SET_BIT(USART3->CR1, USART_CR1_IDLEIE);
 }
 
 void USART3_IRQHandler(void)
 {
-    uint32_t isr = USART3->ISR;
-    if (isr & (USART_ISR_ORE | USART_ISR_FE | USART_ISR_NE | USART_ISR_PE)) {
-        USART3->ICR = USART_ICR_ORECF | USART_ICR_FECF | USART_ICR_NECF | USART_ICR_PECF;
-    }
-    while (USART3->ISR & USART_ISR_RXNE_RXFNE) {
-        ringbuf_put(&app_rx_ring, (uint8_t)USART3->RDR);
-    }
+    usart_rx_service(USART3, &app_rx_ring);
     app_rx_notify_from_isr();
 }
 
