@@ -1,6 +1,6 @@
 /**
  * @file bertl14_profile.h
- * @brief Optional stage hooks for benchmarks (issue 7): compiled in only when the library is built
+ * @brief Optional stage hooks for benchmarks (bertl14 bench): compiled in only when the library is built
  *        with BERTL14_PROFILE defined; otherwise every hook is an empty macro (no code, no state).
  *
  * With BERTL14_PROFILE the library calls bertl14_profile_stage(stage) each time the forward pass
