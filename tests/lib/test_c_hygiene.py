@@ -1,5 +1,6 @@
 """C hygiene of the library: it compiles without a single warning under -Wall -Wextra -Werror with every compiler
-and kernel set users build it with (host gcc and clang, arm-none-eabi-gcc for the Cortex-M7 and M4 boards); its
+and kernel set users build it with (host gcc and clang; arm-none-eabi-gcc, and clang with newlib's headers, for the
+Cortex-M7 and M4 boards: the DSP kernel set there uses the real ACLE intrinsics); its
 public headers define only BERTL14_ / bertl14_ names, so they sit next to vendor headers that typedef INT8 and
 friends (C and C++); no library code defines a reserved identifier (__name, _Name) or reads memory through a
 pointer cast to another integer type (bertl14_ld32 is the one way to do that)."""
@@ -26,6 +27,8 @@ BUILDS = {   # name: compiler, its flags
     "gcc": ("gcc", []),
     "clang": ("clang", []),
     **{f"arm-{cpu}": ("arm-none-eabi-gcc", flags) for cpu, flags in ARM_CPUS.items()},
+    **{f"clang-arm-{cpu}": ("clang", ["--target=thumbv7em-none-eabihf"] + flags[:1] + flags[2:])
+       for cpu, flags in ARM_CPUS.items()},
 }
 
 
@@ -46,10 +49,22 @@ def need(tool: str) -> str:
     return path
 
 
+def newlib_include() -> str:
+    """The C library headers of the Arm toolchain (newlib), for clang's Arm builds."""
+    r = subprocess.run([need("arm-none-eabi-gcc"), "-E", "-Wp,-v", "-xc", "/dev/null"], capture_output=True,
+                       text=True)
+    dirs = [ln.strip() for ln in r.stderr.splitlines() if ln.startswith(" ")]
+    found = [d for d in dirs if (Path(d) / "string.h").is_file()]
+    assert found, r.stderr
+    return found[0]
+
+
 @pytest.mark.parametrize("kernels", ["portable", "dsp"])
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_library_builds_warning_free(tmp_path, build, kernels):
     cc, flags = BUILDS[build]
+    if build.startswith("clang-arm"):
+        flags = flags + ["-isystem", newlib_include()]
     defs = ["-DBERTL14_USE_DSP=1"] if kernels == "dsp" else []
     cmd = [need(cc), "-O2"] + flags + STRICT + defs + INCLUDES + ["-c"] + [str(s) for s in library_sources()]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)

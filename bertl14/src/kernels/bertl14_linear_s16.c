@@ -38,8 +38,6 @@ static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32
 }
 
 #if defined(BERTL14_USE_DSP)
-static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride);
-
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
 /* Blocks of exactly four tokens (the encoder's case): the chunks of the four tokens are contiguous,
  * so one activation pointer walks the block with post-incremented LDRD; per chunk of four
@@ -116,14 +114,6 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
 }
 #undef BL14_X
 #else
-static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
-{
-    for (uint32_t t = 0; t < nb; t++) {
-        acc[t] = dot1_block(w, px + 4u * t, chunks, 4u * nb);
-    }
-}
-#endif
-
 /* One token of a block of `stride / 4` tokens over the full chunks (host emulation path). */
 static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t stride)
 {
@@ -134,6 +124,14 @@ static inline int32_t dot1_block(const int16_t *w, const int16_t *px, uint32_t c
     }
     return a;
 }
+
+static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
+{
+    for (uint32_t t = 0; t < nb; t++) {
+        acc[t] = dot1_block(w, px + 4u * t, chunks, 4u * nb);
+    }
+}
+#endif
 #endif
 
 #if !defined(BERTL14_USE_DSP)
