@@ -138,7 +138,11 @@ def read_model(path) -> tuple[bytes, np.ndarray]:
     if not f.is_file():
         raise UserError(f"{path}: no model.bl14 found: convert the model with `bertl14 convert`")
     weights, vocab_words = model_format.read_model_file(f)
-    return bytes(weights), np.asarray(vocab_words, dtype=np.uint32)
+    vocab = np.asarray(vocab_words, dtype=np.uint32)
+    from .vocab_blob import check_section
+    check_section(vocab.astype("<u4").tobytes())     # what bertl14_init refuses, said in the same words
+    model_format.check_weights(weights, c_library=True)
+    return bytes(weights), vocab
 
 
 class CEngine:

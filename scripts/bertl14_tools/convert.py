@@ -555,7 +555,8 @@ TAGGER_GROUPS = ["token_classifier"] * 4 + ["tags"]
 
 def weight_groups(blob: bytes) -> dict:
     """Flash bytes of the weights blob by tensor group, read from its section table (docs/model-format.md);
-    each section counts with its padding, so the groups add up to the blob's length."""
+    each section counts with its padding and "header" with the table and the checksum word, so the groups add up
+    to the blob's length."""
     head = np.frombuffer(blob[:64], dtype="<u4")
     n_layers, n_sections, table, n_tags = int(head[2]), int(head[13]), int(head[14]), int(head[15])
     names = GLOBAL_SECTIONS + LAYER_GROUPS * n_layers + TAIL_GROUPS + (TAGGER_GROUPS if n_tags else [])
@@ -563,8 +564,8 @@ def weight_groups(blob: bytes) -> dict:
         raise UserError(f"weights blob has {n_sections} sections, expected {len(names)}: converter and "
                         "model_format disagree on docs/model-format.md")
     entries = np.frombuffer(blob[table:table + 8 * n_sections], dtype="<u4").reshape(-1, 2)
-    groups = {"header": int(table + 8 * n_sections)}
-    ends = [int(o) for o, _ in entries[1:]] + [len(blob)]
+    groups = {"header": int(table + 8 * n_sections) + 4}          # + the checksum word that ends the blob
+    ends = [int(o) for o, _ in entries[1:]] + [len(blob) - 4]
     for name, (off, _size), end in zip(names, entries, ends):
         groups[name] = groups.get(name, 0) + (end - int(off))
     return groups

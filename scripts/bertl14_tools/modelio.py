@@ -136,11 +136,15 @@ class Model:
 
 
 def read_model_parts(path) -> tuple[bytes, list[int]]:
-    """(weights blob, vocabulary section words) of a model.bl14 (checked by model_format)."""
+    """(weights blob, vocabulary section words) of a model.bl14 (the file checked by model_format, the vocabulary
+    section as bertl14_init checks it; the weights are checked where they are read: model_format.read_weights)."""
     from .model_format import read_model_file
+    from .vocab_blob import check_section
     r = read_model_file(path)
     weights, words = (r.weights, r.vocab_words) if hasattr(r, "weights") else r
-    return bytes(weights), [int(w) for w in words]
+    words = [int(w) for w in words]
+    check_section(words)
+    return bytes(weights), words
 
 
 def convert_sha(path: Path) -> str:

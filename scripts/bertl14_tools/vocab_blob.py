@@ -280,3 +280,84 @@ def section_bytes(words: list[int]) -> bytes:
     """Little-endian bytes of the section (what model.bl14 stores and a Cortex-M sees in memory)."""
     import struct
     return struct.pack(f"<{len(words)}I", *words)
+
+
+def check_section(data) -> None:
+    """Every check bertl14_init makes on a vocabulary section (bertl14_tokenizer_validate; docs/model-format.md,
+    "Checks"), in its order: raises model_format.ModelDataError with the status bertl14_init returns. `data`: the
+    section's little-endian bytes (their length is the array's size) or its uint32 words."""
+    import struct
+
+    import numpy as np
+
+    from .model_format import ERR_MODEL_CORRUPT, ERR_MODEL_FORMAT, ERR_MODEL_LAYOUT, ERR_MODEL_SIZE, ModelDataError
+    raw = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else struct.pack(f"<{len(data)}I", *data)
+    if len(raw) < 4 * (256 + HEADER_WORDS) or len(raw) % 4:
+        raise ModelDataError(ERR_MODEL_SIZE, f"vocabulary section of {len(raw)} bytes: shorter than its header or "
+                                             "not whole words")
+    w = np.frombuffer(raw, dtype="<u4")
+    h = [int(x) for x in w[256:256 + HEADER_WORDS]]
+    if h[HDR_MAGIC] != MAGIC or h[HDR_VERSION] != VERSION or h[HDR_WORDS] < HEADER_WORDS:
+        raise ModelDataError(ERR_MODEL_FORMAT, "not a bertl14 vocabulary section of this version (magic, version)")
+    total = h[HDR_TOTAL_WORDS]
+    if total != len(w):
+        raise ModelDataError(ERR_MODEL_SIZE, f"vocabulary section has {len(w)} words but its header says {total}")
+    if (int(w.sum(dtype=np.uint64)) - 2 * h[HDR_CHECKSUM]) % 2**32:
+        raise ModelDataError(ERR_MODEL_CORRUPT, "vocabulary section checksum mismatch: the data changed after "
+                                                "conversion")
+
+    def layout(what: str) -> ModelDataError:
+        return ModelDataError(ERR_MODEL_LAYOUT, f"vocabulary section: {what}")
+
+    vocab, flags = h[HDR_VOCAB_SIZE], h[HDR_FLAGS]
+    first = 256 + HEADER_WORDS
+
+    def inside(off: int, n: int) -> bool:
+        return first <= off <= total and n <= total - off
+
+    def id_words(n: int) -> int:
+        return n if flags & FLAG_IDS_32 else (n + 1) // 2
+
+    if not 1 <= h[HDR_MAX_CHARS_PER_WORD] <= T.MAX_INPUT_CHARS_PER_WORD:
+        raise layout(f"{h[HDR_MAX_CHARS_PER_WORD]} characters a word (1..{T.MAX_INPUT_CHARS_PER_WORD})")
+    if max(h[HDR_UNK_ID], h[HDR_CLS_ID], h[HDR_SEP_ID]) >= vocab or vocab > 0x7FFFFFFF or any(
+            h[k] != NO_ID and h[k] >= vocab for k in (HDR_PAD_ID, HDR_MASK_ID)):
+        raise layout("a special token's id is outside the vocabulary")
+    if h[HDR_N_CLASSES] == 0 or h[HDR_POOL_BYTES] > 0xFFFFFFFC:
+        raise layout("no class table, or a pool above 4 GB")
+    tables = [(HDR_START_ENTRIES, h[HDR_N_START]), (HDR_START_IDS, id_words(h[HDR_N_START])), (HDR_CONT_INDEX, 256),
+              (HDR_CONT_ENTRIES, h[HDR_N_CONT]), (HDR_CONT_IDS, id_words(h[HDR_N_CONT])),
+              (HDR_POOL, (h[HDR_POOL_BYTES] + 3) // 4), (HDR_CLASSES, h[HDR_N_CLASSES]), (HDR_MAP_KEYS, h[HDR_N_MAP]),
+              (HDR_MAP_OFFSETS, h[HDR_N_MAP]), (HDR_MAP_OUT, h[HDR_MAP_OUT_WORDS])]
+    if not all(inside(h[k], n) for k, n in tables):
+        raise layout("a table lies outside the section")
+    pool = raw[4 * h[HDR_POOL]:4 * h[HDR_POOL] + h[HDR_POOL_BYTES]]
+    for name, index_at, entries_at, ids_at, n in (
+            ("word-start", 0, h[HDR_START_ENTRIES], h[HDR_START_IDS], h[HDR_N_START]),
+            ("continuation", h[HDR_CONT_INDEX], h[HDR_CONT_ENTRIES], h[HDR_CONT_IDS], h[HDR_N_CONT])):
+        index = [int(x) for x in w[index_at:index_at + 256]]
+        if any(x > n for x in index) or any(b < a for a, b in zip(index, index[1:])):
+            raise layout(f"the {name} pieces' first-byte index")
+        entries = [int(x) for x in w[entries_at:entries_at + n]]
+        if flags & FLAG_IDS_32:
+            ids = [int(x) for x in w[ids_at:ids_at + n]]
+        else:
+            ids = [int(x) >> (16 * (i & 1)) & 0xFFFF for i, x in enumerate(np.repeat(w[ids_at:ids_at + id_words(n)], 2))]
+        prev = None
+        for i, e in enumerate(entries):
+            off, length = e >> 8, e & 0xFF
+            if length == 0 or off > h[HDR_POOL_BYTES] or length > h[HDR_POOL_BYTES] - off:
+                raise layout(f"{name} piece {i} lies outside the pool")
+            piece = pool[off:off + length]
+            b = piece[0]
+            if i < index[b] or (b < 255 and i >= index[b + 1]) or ids[i] >= vocab or (prev is not None and prev >= piece):
+                raise layout(f"{name} piece {i} is out of order, outside its bucket or has an id outside the "
+                             "vocabulary")
+            prev = piece
+    classes = [int(x) >> 3 for x in w[h[HDR_CLASSES]:h[HDR_CLASSES] + h[HDR_N_CLASSES]]]
+    if classes[0] != 0 or any(b <= a for a, b in zip(classes, classes[1:])):
+        raise layout("the class runs do not start at 0 and increase")
+    keys = w[h[HDR_MAP_KEYS]:h[HDR_MAP_KEYS] + h[HDR_N_MAP]] & 0xFF
+    offs = w[h[HDR_MAP_OFFSETS]:h[HDR_MAP_OFFSETS] + h[HDR_N_MAP]]
+    if ((offs > h[HDR_MAP_OUT_WORDS]) | (keys.astype(np.int64) > h[HDR_MAP_OUT_WORDS] - offs.astype(np.int64))).any():
+        raise layout("a character's mapped output lies outside its table")

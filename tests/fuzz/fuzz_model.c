@@ -8,8 +8,9 @@
  * Input: byte 0 mode, byte 1 weights size change, byte 2 vocabulary size change, byte 3 max_seq_len, then edits of
  * 8 bytes: region, index (uint16), operation, value (uint32), all little-endian.
  *   mode bit 0: model 1 instead of model 0       bit 1: recompute the weights checksum after the edits
- *   bit 2: recompute the vocabulary checksum      bit 3: change the weights size by (int8)byte1 words (bit 6: bytes)
- *   bit 4: change the vocabulary size by (int8)byte2 words   bit 5: write the new size into the blob's header
+ *   bit 2: recompute the vocabulary checksum      bit 3: change the weights size by size_change(byte 1) words
+ *   (bit 6: by (int8)byte1 bytes)   bit 4: change the vocabulary size by size_change(byte 2) words
+ *   bit 5: write the new size into the blob's header (then it agrees with its size: the later checks run)
  *   bit 7: also encode raw ids read from the edits' bytes
  *   region & 7: 0 a header or section table word, 1 a word of emb_params or of a layer's params, 2 an element of a
  *   mult or shift array, 3 any weights word, 4 any weights byte, 5 a vocabulary header word, 6 any vocabulary word,
@@ -49,6 +50,13 @@ static int8_t g_work[1 << 20];
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static void wr32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24); }
+
+/* words added (> 0) or cut (< 0): (int8)b words up to +-63, then steps of 128 words (up to 8192: a whole model) */
+static int32_t size_change(uint8_t b)
+{
+    const int32_t d = (int8_t)b, m = d < 0 ? -d : d, words = m < 64 ? m : (m - 63) * 128;
+    return d < 0 ? -words : words;
+}
 
 static uint32_t apply(uint32_t old, uint32_t op, uint32_t value)
 {
@@ -185,19 +193,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(g_v, fuzz_vocab_m, fuzz_vocab_m_size);
     uint32_t wsize = msize, vsize = fuzz_vocab_m_size;
     const size_t n_edits = (size - 4u) / 8u;
-    CHECK(msize + 512u <= MAX_BYTES && fuzz_vocab_m_size + 512u <= MAX_BYTES);
+    CHECK(msize + 4u * 8192u <= MAX_BYTES && fuzz_vocab_m_size + 4u * 8192u <= MAX_BYTES); /* room to grow */
     for (size_t i = 0; i < n_edits && i < 64u; i++) {
         edit(g_w, wsize, g_v, vsize, (const uint8_t *)model, (const uint8_t *)fuzz_vocab_m, data + 4u + 8u * i);
     }
     if (mode & 0x08u) {                       /* shorter (a cut array) or longer (zeros after it) */
-        const int32_t d = (int8_t)data[1] * ((mode & 0x40u) ? 1 : 4);
+        const int32_t d = (mode & 0x40u) ? (int8_t)data[1] : 4 * size_change(data[1]);
         wsize = d < 0 && (uint32_t)-d > wsize ? 0u : (uint32_t)((int32_t)wsize + d);
         if (d > 0) {
             memset(g_w + msize, 0, (size_t)d);
         }
     }
     if (mode & 0x10u) {
-        const int32_t d = (int8_t)data[2] * 4;
+        const int32_t d = 4 * size_change(data[2]);
         vsize = d < 0 && (uint32_t)-d > vsize ? 0u : (uint32_t)((int32_t)vsize + d);
         if (d > 0) {
             memset(g_v + fuzz_vocab_m_size, 0, (size_t)d);

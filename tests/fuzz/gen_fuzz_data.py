@@ -4,7 +4,7 @@
     fuzz_vocab_b[]      a cased vocabulary section built from generated sentences (tests/tokenizer/vocabs.py)
     fuzz_weights[]      a random 1-layer integer model (tests/lib/randmodel.py) whose vocabulary is fuzz_vocab_b's,
                         with a classifier head, for the public API (init / tokenize / encode / classify)
-    fuzz_vocab_m[]      a small cased section (every table filled) for the `model` target's models
+    fuzz_vocab_m[]      a small uncased section (every table filled) for the `model` target's models
     fuzz_model0/1[]     the `model` target's models on fuzz_vocab_m, whose inputs edit them (small, so that
                         inference under the sanitizers stays fast): 2 layers, INT8, classifier and token
                         classifier, smoothing, 16 positions; 1 layer, INT4, 3 of 4 heads, no heads, 12 positions
@@ -124,7 +124,7 @@ def main(out_dir: str) -> int:
         sec_a = vocab_blob.build_vocab_section({p: i for i, p in enumerate(build_test_vocab(True, seed=777))}, True)
     cased = {p: i for i, p in enumerate(build_test_vocab(False))}
     sec_b = vocab_blob.build_vocab_section(cased, False)
-    sec_m = vocab_blob.build_vocab_section({p: i for i, p in enumerate(SMALL_VOCAB)}, False)
+    sec_m = vocab_blob.build_vocab_section({p: i for i, p in enumerate(SMALL_VOCAB)}, True)  # lower case: a map
     parts = ["#include <stdint.h>\n", c_array("uint32_t", "fuzz_vocab_a", sec_a), c_array("uint32_t", "fuzz_vocab_b", sec_b),
              c_array("uint32_t", "fuzz_vocab_m", sec_m)]
     try:

@@ -3,8 +3,8 @@ UBSan (tests/lib/model_checks.c reads each blob into a heap buffer of exactly it
 is a sanitizer report and fails the run): every section of a weights blob truncated, cut with its header patched,
 bit-flipped, and its table entry changed; every header field; every parameter at and beyond the edges of its
 range; every table of the vocabulary section. The expected status of each case is reasoned from the order of the
-checks (size, format, checksum, dimensions, layout, ranges), and model_format.check_weights must refuse the same
-weights blobs with the same status. Blobs at the edges of the ranges then run a sentence through tokenize,
+checks (size, format, checksum, dimensions, layout, ranges), and model_format.check_weights (weights) and
+vocab_blob.check_section (vocabulary) must refuse the same data with the same status. Blobs at the edges of the ranges then run a sentence through tokenize,
 encode, classify and tag under the sanitizers."""
 from __future__ import annotations
 
@@ -370,9 +370,13 @@ def results(driver, tmp_path_factory):
     return cases, _run_cases(driver, tmp_path_factory.mktemp("cases"), cases, blob, words)
 
 
-def _python_status(w: bytes) -> str:
+def _python_status(w: bytes | None, v) -> str:
+    """model_format.check_weights (or, for a vocabulary case, vocab_blob.check_section) on the same bytes."""
     try:
-        MF.check_weights(w, c_library=True)
+        if w is not None:
+            MF.check_weights(w, c_library=True)
+        else:
+            VB.check_section(v if isinstance(v, bytes) else _vocab_bytes(v))
     except MF.ModelDataError as exc:
         return exc.status
     return OK
@@ -387,11 +391,11 @@ def _case_names():
 @pytest.mark.parametrize("case", _case_names())
 def test_model_data_case(results, case):
     cases, got = results
-    w, _v, expect, why = cases[case]
+    w, v, expect, why = cases[case]
     status, need, run = got[case]
     assert status == expect, f"{case}: bertl14_init answered {status}, expected {expect} ({why})"
+    assert _python_status(w, v) == expect, f"{case}: the Python check disagrees with bertl14_init"
     if w is not None:
-        assert _python_status(w) == expect, f"{case}: model_format.check_weights disagrees with bertl14_init"
         assert need == (workbuf.required_work_buffer_size(w, MAX_SEQ) if expect == OK else 0)
     if expect == OK:
         assert run == "ok", f"{case}: accepted, but a sentence then failed with status {run}"
