@@ -2,7 +2,8 @@
 #   make demo   install what is missing, build the mps2_an500 firmware, run it under QEMU (-icount, so
 #               cycles= counts instructions), show its banner and its answers to a few sample sentences,
 #               then (when stdin is a terminal) an interactive console: type sentences, Ctrl-D quits
-#   make test   install what is missing, then run the test suites (pytest)
+#   make test   install what is missing (the train extra included: torch, transformers, tokenizers), then run
+#               the test suites (pytest)
 # Python packages go into .venv (made with --system-site-packages, so packages already installed on
 # the machine are reused); apt packages are installed only when absent (sudo unless root).
 
@@ -23,7 +24,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
              ninja:ninja-build gcc:gcc g++:g++ clang:clang
 
-.PHONY: help demo test deps check-workspace apt python workspace clean
+.PHONY: help demo test deps check-workspace apt python python-train workspace clean
 
 help:
 	@echo "make demo   build mps2_an500 and run the serial demo under QEMU"
@@ -38,7 +39,7 @@ demo: deps
 	$(PY) -m bertl14_tools.cli console --qemu $(BUILD_DIR)/firmware.elf --samples \
 	  --qemu-flag=-icount --qemu-flag=shift=0
 
-test: deps
+test: deps python-train
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 deps: check-workspace apt python workspace
@@ -63,6 +64,13 @@ python: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	@[ -x $(PY) ] || python3 -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install -q -e '.[dev]'
+	@touch $@
+
+# the training tests need the train extra (torch, transformers, tokenizers); the demo does not
+python-train: $(VENV)/.installed-train
+
+$(VENV)/.installed-train: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[dev,train]'
 	@touch $@
 
 workspace:
