@@ -115,7 +115,11 @@ static int8_t g_work[1 << 20];
 
 static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_t size)
 {
-    static bertl14_ctx_t ctx;
+    /* one context a max_seq_len, set up on first use (init reads every byte of the model: once is enough for the
+       calls after it); a config with a short buffer or a wrong vocabulary size goes through init every time */
+    static bertl14_ctx_t ctxs[65];
+    static uint32_t needs[65];                       /* bertl14_required_work_buffer_size, 0 until asked */
+    bertl14_ctx_t *ctx;
     bertl14_config_t cfg;
     bertl14_tensor_t out;
     bertl14_classification_t cls;
@@ -130,27 +134,29 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
     cfg.vocab_offsets = fuzz_vocab_b;
     cfg.weights_size = fuzz_weights_size;
     cfg.vocab_offsets_size = fuzz_vocab_b_size;
-    need = bertl14_required_work_buffer_size(fuzz_weights, fuzz_weights_size, cfg.max_seq_len);
-    CHECK(need > 0 && need <= sizeof g_work);
+    if (!needs[cfg.max_seq_len]) {
+        needs[cfg.max_seq_len] = bertl14_required_work_buffer_size(fuzz_weights, fuzz_weights_size, cfg.max_seq_len);
+        CHECK(needs[cfg.max_seq_len] > 0 && needs[cfg.max_seq_len] <= sizeof g_work);
+        CHECK(bertl14_ctx_init(&ctxs[cfg.max_seq_len], &(bertl14_config_t){cfg.max_seq_len, fuzz_model_vocab, g_work,
+              needs[cfg.max_seq_len], fuzz_weights, fuzz_vocab_b, fuzz_weights_size, fuzz_vocab_b_size}) == BERTL14_OK);
+    }
+    need = needs[cfg.max_seq_len];
     cfg.work_buffer_ptr = g_work;
     cfg.work_buffer_size = (mode & 0x04) ? need - 1u - (size > 1 ? data[1] % 64u : 0u) : need;
-    st = bertl14_ctx_init(&ctx, &cfg);
-    if (cfg.work_buffer_size < need) {
-        CHECK(st == BERTL14_ERR_BUFFER_TOO_SMALL || st == BERTL14_ERR_INVALID_CONFIG);
+    if (cfg.work_buffer_size < need || cfg.vocab_size != fuzz_model_vocab) {
+        static bertl14_ctx_t refused;
+        st = bertl14_ctx_init(&refused, &cfg);
+        CHECK(cfg.vocab_size != fuzz_model_vocab ? st == BERTL14_ERR_INVALID_CONFIG : st == BERTL14_ERR_BUFFER_TOO_SMALL);
         return;
     }
-    if (cfg.vocab_size != fuzz_model_vocab) {
-        CHECK(st == BERTL14_ERR_INVALID_CONFIG);
-        return;
-    }
-    CHECK(st == BERTL14_OK);
+    ctx = &ctxs[cfg.max_seq_len];
 
-    st = bertl14_ctx_tokenize(&ctx, text, ids, &count, cfg.max_seq_len);
+    st = bertl14_ctx_tokenize(ctx, text, ids, &count, cfg.max_seq_len);
     if (st == BERTL14_OK || st == BERTL14_ERR_TOKEN_OVERFLOW) {
         CHECK(count >= 2 && count <= cfg.max_seq_len);
-        CHECK(bertl14_ctx_encode(&ctx, ids, count, &out) == BERTL14_OK);
-        CHECK(bertl14_ctx_get_last_hidden_state(&ctx, &out) == BERTL14_OK && out.dims[1] == count);
-        CHECK(bertl14_ctx_classify(&ctx, &cls) == BERTL14_OK && cls.label < cls.num_labels);
+        CHECK(bertl14_ctx_encode(ctx, ids, count, &out) == BERTL14_OK);
+        CHECK(bertl14_ctx_get_last_hidden_state(ctx, &out) == BERTL14_OK && out.dims[1] == count);
+        CHECK(bertl14_ctx_classify(ctx, &cls) == BERTL14_OK && cls.label < cls.num_labels);
         fuzz_deep_runs++;
     } else {
         CHECK(st == BERTL14_ERR_INVALID_UTF8);
@@ -162,10 +168,10 @@ static void check_api(uint8_t mode, const char *text, const uint8_t *data, size_
         memcpy(&ids[i], data + 4u * i, 4);
         if (mode & 0x02) ids[i] = (int32_t)((uint32_t)ids[i] % (fuzz_model_vocab + 2u)) - 1;
     }
-    st = bertl14_ctx_encode(&ctx, ids, count, &out);
+    st = bertl14_ctx_encode(ctx, ids, count, &out);
     CHECK(st == BERTL14_OK || st == BERTL14_ERR_INVALID_TOKEN || st == BERTL14_ERR_INVALID_SEQ_LEN);
     if (st == BERTL14_OK) {
-        CHECK(bertl14_ctx_classify(&ctx, &cls) == BERTL14_OK);
+        CHECK(bertl14_ctx_classify(ctx, &cls) == BERTL14_OK);
     }
 }
 

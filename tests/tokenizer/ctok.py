@@ -18,6 +18,7 @@ SRC = REPO / "bertl14" / "src" / "bertl14_tokenizer.c"
 HEADERS = [REPO / "bertl14" / "src" / "bertl14_tokenizer.h", REPO / "bertl14" / "include" / "bertl14.h"]
 
 OK, TOKEN_OVERFLOW, INVALID_UTF8, NULL_POINTER, INVALID_CONFIG, INVALID_SEQ_LEN = 0, -3, -6, -5, -1, -4
+MODEL_FORMAT, MODEL_SIZE, MODEL_CORRUPT, MODEL_LAYOUT = -11, -12, -13, -14   # bertl14.h
 
 
 def build(sanitize: tuple[str, ...] = (), extra_sources: tuple[Path, ...] = (), executable: str | None = None,
@@ -51,6 +52,7 @@ class CTokenizer:
         self.lib.bertl14_tokenizer_run.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                                                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32]
         self.lib.bertl14_tokenizer_validate.restype = ctypes.c_int
+        self.lib.bertl14_tokenizer_validate.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
         self.lib.bertl14_tokenizer_vocab_size.restype = ctypes.c_uint32
         self.lib.bertl14_tokenizer_special_id.restype = ctypes.c_int32
         self.section = (ctypes.c_uint32 * len(section))(*section)
@@ -72,5 +74,6 @@ class CTokenizer:
         n = count.value
         return list(ids[:n]), [(offsets[2 * i], offsets[2 * i + 1]) for i in range(n)], st
 
-    def validate(self) -> int:
-        return self.lib.bertl14_tokenizer_validate(self.section)
+    def validate(self, size: int | None = None) -> int:
+        """bertl14_tokenizer_validate on the section's `size` bytes (all of them by default)."""
+        return self.lib.bertl14_tokenizer_validate(self.section, 4 * len(self.section) if size is None else size)

@@ -12,7 +12,8 @@ import pytest
 import sentences as S
 from bertl14_tools import tokenizer as T
 from bertl14_tools import vocab_blob
-from ctok import INVALID_CONFIG, INVALID_SEQ_LEN, INVALID_UTF8, NULL_POINTER, OK, TOKEN_OVERFLOW, CTokenizer
+from ctok import (INVALID_CONFIG, INVALID_SEQ_LEN, INVALID_UTF8, MODEL_CORRUPT, MODEL_FORMAT, MODEL_LAYOUT,
+                  MODEL_SIZE, NULL_POINTER, OK, TOKEN_OVERFLOW, CTokenizer)
 
 MAX_TOKENS = 128
 
@@ -144,16 +145,22 @@ def test_errors(configs, ctok):
     assert ctok.run("x", 0) == ([], INVALID_SEQ_LEN)
     assert ctok.run("x y", 2)[1] == TOKEN_OVERFLOW and ctok.run("x y", 2)[0] == cfg.ref.encode("x", 2)[0]
     assert ctok.validate() == OK
-    assert ctok.lib.bertl14_tokenizer_validate(None) == NULL_POINTER
-    # a damaged section: wrong magic, an offset out of range, a flipped table word
-    for where, value in ((256, 0x12345678), (256 + vocab_blob.HDR_POOL, 0x7FFFFFFF),
-                         (256 + vocab_blob.HDR_MAX_CHARS_PER_WORD, 1000)):
-        bad = CTokenizer(cfg.section[:where] + [value] + cfg.section[where + 1:])
+    assert ctok.lib.bertl14_tokenizer_validate(None, 4 * len(cfg.section)) == NULL_POINTER
+    # validate (bertl14_init's check) reads exactly the given size: the section's own size, nothing less
+    assert ctok.validate(4 * len(cfg.section) - 4) == MODEL_SIZE and ctok.validate(0) == MODEL_SIZE
+    # a damaged section: wrong magic (checked first), a header offset out of range, a header value out of range;
+    # the checksum sees each change, and with the checksum recomputed the header check does
+    for where, value, sealed in ((256, 0x12345678, MODEL_FORMAT), (256 + vocab_blob.HDR_POOL, 0x7FFFFFFF, MODEL_LAYOUT),
+                                 (256 + vocab_blob.HDR_MAX_CHARS_PER_WORD, 1000, MODEL_LAYOUT)):
+        words = cfg.section[:where] + [value] + cfg.section[where + 1:]
+        bad = CTokenizer(words)
         assert bad.run("hello", 8) == ([], INVALID_CONFIG), where
-        assert bad.validate() == INVALID_CONFIG
+        assert bad.validate() == (MODEL_FORMAT if sealed == MODEL_FORMAT else MODEL_CORRUPT), where
+        words[256 + vocab_blob.HDR_CHECKSUM] = vocab_blob.section_checksum(words)
+        assert CTokenizer(words).validate() == sealed, where
     flipped = list(cfg.section)
     flipped[-1] ^= 1
-    assert CTokenizer(flipped).validate() == INVALID_CONFIG
+    assert CTokenizer(flipped).validate() == MODEL_CORRUPT
     assert ctok.lib.bertl14_tokenizer_vocab_size(ctok.section) == len(cfg.vocab)
     for which, name in enumerate(T.SPECIAL_TOKENS):
         assert ctok.lib.bertl14_tokenizer_special_id(ctok.section, which) == cfg.vocab.get(name, -1)
