@@ -54,10 +54,16 @@
 #define configKERNEL_INTERRUPT_PRIORITY      (configLIBRARY_LOWEST_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY (configLIBRARY_MAX_SYSCALL_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 
+/* A failed assertion is a fatal error: `fatal: assert <file>:<line>` with the fault registers, then a reset
+ * (platform_fatal, platform/cortex_m/fault.c). */
 #ifndef __ASSEMBLER__
 void platform_fatal(const char *what, int line);
 #endif
-#define configASSERT(x) do { if (!(x)) { platform_fatal(__FILE__, __LINE__); } } while (0)
+#ifdef __FILE_NAME__
+#define configASSERT(x) do { if (!(x)) { platform_fatal("assert " __FILE_NAME__, __LINE__); } } while (0)
+#else
+#define configASSERT(x) do { if (!(x)) { platform_fatal("assert " __FILE__, __LINE__); } } while (0)
+#endif
 
 /* The port's handlers are the vector table's entries. */
 #define vPortSVCHandler     SVC_Handler

@@ -5,6 +5,7 @@
 #ifndef APP_PLATFORM_H
 #define APP_PLATFORM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,8 +34,16 @@ void platform_irq_enable(void);
 uint32_t platform_cycles(void);
 extern const char platform_cycles_unit[];
 
-/** Unrecoverable error: report on the console and stop. */
+/** Unrecoverable error: report `fatal: <what>:<line>` (line 0: no line) on the console with the caller and the
+ *  fault registers, then reset the board (Cortex-M boards: platform/cortex_m/fault.c; the host exits). */
 void platform_fatal(const char *what, int line);
+
+/** The console UART is set up (platform_init has run): the fault report is written only then. */
+bool platform_console_ready(void);
+
+/** Feed the independent watchdog that platform_init started (CONFIG_APP_WATCHDOG; boards with HAS_WATCHDOG). The
+ *  execution model calls it each time round its loop, and at least every half timeout while it waits. */
+void platform_watchdog_feed(void);
 
 /** Provided by the execution model (rtos_freertos.c / rtos_none.c): the RX interrupt calls it
  *  after queueing bytes into app_rx_ring. */

@@ -30,6 +30,10 @@
 #include "task.h"
 #endif
 
+#if defined(CONFIG_APP_TEST_FAULTS)
+#include "test_faults.h"
+#endif
+
 static char line[LINERING_LINE_KEEP + 1];
 static bool dump_on;
 static bool engine_ok;
@@ -261,6 +265,14 @@ static void handle_command(const char *cmd)
     } else if (strcmp(cmd, ":dump on") == 0 || strcmp(cmd, ":dump off") == 0) {
         dump_on = cmd[6] == 'o' && cmd[7] == 'n';
         console_puts(dump_on ? "ok dump=on\r\n" : "ok dump=off\r\n");
+#if defined(CONFIG_APP_TEST_FAULTS)
+    } else if (strncmp(cmd, ":crash ", 7) == 0) { /* the test image's faults on purpose */
+        if (test_fault(cmd + 7)) {
+            console_puts("ok crash survived\r\n");
+        } else {
+            answer_error("unknown_command", "crashes: bus usage stack assert heap hang");
+        }
+#endif
     } else {
         answer_error("unknown_command", "commands: :help :config :stats :entities :dump on|off");
     }

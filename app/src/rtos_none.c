@@ -19,6 +19,9 @@ void app_run(void)
 {
     console_banner("none");
     for (;;) {
+#if defined(CONFIG_APP_WATCHDOG)
+        platform_watchdog_feed(); /* the boards with a watchdog wake the loop at least every 1 ms (HAL tick) */
+#endif
         platform_irq_disable();
         if (!rx_pending) {
             platform_wait_for_interrupt();

@@ -128,19 +128,23 @@ def _symbols(elf: Path) -> dict[str, int]:
 
 def test_nucleo_vectors_route_uart_tim6_and_freertos(tmp_path):
     """USART3 (IRQ 39) -> our RX handler, TIM6 (IRQ 54) -> the HAL timebase, SVC/PendSV/SysTick -> the
-    FreeRTOS port; the initial stack pointer is the top of the reserved main stack in AXI SRAM."""
+    FreeRTOS port; HardFault/MemManage/BusFault/UsageFault -> the fault report; the initial stack pointer is the top
+    of the main stack, which starts DTCM above its 256-byte MPU guard (an overflow faults instead of running into data)."""
     require_arm()
     require_modules("rtos/FreeRTOS-Kernel", "hal/stm32h7xx_hal_driver", "hal/cmsis_device_h7", "hal/CMSIS_6")
     b = tmp_path / "b"
     proc = west("build", "-b", "nucleo_h743zi", "-d", str(b), "app")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     vectors, syms = _vector_table(b / "firmware.elf", tmp_path), _symbols(b / "firmware.elf")
-    expected = {11: "SVC_Handler", 14: "PendSV_Handler", 15: "SysTick_Handler",
+    expected = {3: "HardFault_Handler", 4: "MemManage_Handler", 5: "BusFault_Handler", 6: "UsageFault_Handler",
+                11: "SVC_Handler", 14: "PendSV_Handler", 15: "SysTick_Handler",
                 16 + 39: "USART3_IRQHandler", 16 + 54: "TIM6_DAC_IRQHandler"}
     for slot, name in expected.items():
         assert vectors[slot] & ~1 == syms[name] & ~1, name
         assert syms[name] != syms["Default_Handler"], f"{name} is still the startup file's weak default"
-    assert vectors[0] == syms["_estack"] and 0x24000000 < vectors[0] <= 0x24080000
+    stack = int((b / ".config").read_text().split("CONFIG_APP_MAIN_STACK_SIZE=")[1].split()[0])
+    assert syms["__stack_guard__"] == 0x20000000 and syms["_sstack"] == 0x20000000 + 256    # DTCM's start
+    assert vectors[0] == syms["_estack"] == syms["_sstack"] + stack
 
 
 def test_flash_on_a_qemu_board_explains(bare_metal_an500):

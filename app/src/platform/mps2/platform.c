@@ -8,6 +8,7 @@
 
 #include "cmsdk.h"
 #include "console.h"
+#include "fault.h"
 #include "platform.h"
 
 /* Same priority rule as FreeRTOSConfig.h: RX interrupt less urgent than the syscall ceiling (5). */
@@ -17,6 +18,7 @@ const char platform_cycles_unit[] = "timer_25mhz";
 
 void platform_init(void)
 {
+    fault_init();
     CMSDK_TIMER0->RELOAD = 0xFFFFFFFFu;
     CMSDK_TIMER0->VALUE = 0xFFFFFFFFu;
     CMSDK_TIMER0->CTRL = 1u;
@@ -64,25 +66,7 @@ void platform_irq_enable(void)
     __asm volatile("cpsie i" ::: "memory");
 }
 
-void platform_fatal(const char *what, int line)
+bool platform_console_ready(void)
 {
-    platform_irq_disable();
-    console_puts("\r\nfatal: ");
-    console_puts(what ? what : "?");
-    if (line) {
-        char buf[12];
-        int i = (int)sizeof(buf);
-        buf[--i] = '\0';
-        unsigned v = (unsigned)line;
-        do {
-            buf[--i] = (char)('0' + v % 10u);
-            v /= 10u;
-        } while (v);
-        console_puts(":");
-        console_puts(&buf[i]);
-    }
-    console_puts("\r\n");
-    for (;;) {
-        __asm volatile("wfi");
-    }
+    return (CMSDK_UART0->CTRL & CMSDK_UART_CTRL_TXEN) != 0u;
 }

@@ -17,10 +17,10 @@ void platform_fatal(const char *what, int line);
 
 #define WEAK_ALIAS __attribute__((weak, alias("Default_Handler")))
 void NMI_Handler(void) WEAK_ALIAS;
-void HardFault_Handler(void);
-void MemManage_Handler(void) WEAK_ALIAS;
-void BusFault_Handler(void) WEAK_ALIAS;
-void UsageFault_Handler(void) WEAK_ALIAS;
+void HardFault_Handler(void); /* the four fault handlers: platform/cortex_m/fault.c */
+void MemManage_Handler(void);
+void BusFault_Handler(void);
+void UsageFault_Handler(void);
 void SVC_Handler(void) WEAK_ALIAS;
 void DebugMon_Handler(void) WEAK_ALIAS;
 void PendSV_Handler(void) WEAK_ALIAS;
@@ -61,11 +61,6 @@ void Reset_Handler(void)
     main();
     for (;;) {
     }
-}
-
-void HardFault_Handler(void)
-{
-    platform_fatal("HardFault", 0);
 }
 
 void Default_Handler(void)

@@ -16,7 +16,7 @@
 
 #include "stm32h7xx_hal.h"
 
-#include "console.h"
+#include "fault.h"
 #include "platform.h"
 #include "usart_rx.h"
 
@@ -116,8 +116,38 @@ uint32_t platform_cycles(void)
     return DWT->CYCCNT;
 }
 
+#if defined(CONFIG_APP_WATCHDOG)
+/* IWDG1 (RM0433 "Independent watchdog"): clocked by the 32 kHz LSI, which starting it turns on. The prescaler is
+ * the smallest (4 * 2^pr) that fits the timeout into the 12-bit reload. Frozen while a debugger halts the core. */
+#define LSI_TICKS_PER_MS 32u
+static void watchdog_start(uint32_t timeout_ms)
+{
+    uint32_t pr = 0, reload = 0;
+    for (pr = 0; pr <= 6u; pr++) {
+        reload = timeout_ms * LSI_TICKS_PER_MS / (4u << pr);
+        if (reload <= 4096u) {
+            break;
+        }
+    }
+    DBGMCU->APB4FZ1 |= DBGMCU_APB4FZ1_DBG_IWDG1;
+    IWDG1->KR = 0xCCCCu; /* start */
+    IWDG1->KR = 0x5555u; /* unlock PR and RLR */
+    IWDG1->PR = pr;
+    IWDG1->RLR = reload - 1u;
+    while (IWDG1->SR != 0u) { /* the values reach the LSI domain */
+    }
+    IWDG1->KR = 0xAAAAu;
+}
+
+void platform_watchdog_feed(void)
+{
+    IWDG1->KR = 0xAAAAu;
+}
+#endif
+
 void platform_init(void)
 {
+    fault_init();
     CoreDebug->DEMCR |= CoreDebug_DEMCR_TRCENA_Msk;
     DWT->LAR = 0xC5ACCE55u; /* Cortex-M7: unlock the DWT before enabling the cycle counter */
     DWT->CYCCNT = 0;
@@ -127,6 +157,9 @@ void platform_init(void)
     HAL_Init(); /* NVIC priority grouping 4, HAL_InitTick(TIM6) */
     clock_config();
     console_uart_init();
+#if defined(CONFIG_APP_WATCHDOG)
+    watchdog_start(CONFIG_APP_WATCHDOG_TIMEOUT_MS);
+#endif
 }
 
 void platform_console_write(const char *data, size_t len)
@@ -156,17 +189,10 @@ void platform_irq_enable(void)
     __enable_irq();
 }
 
-void platform_fatal(const char *what, int line)
+
+bool platform_console_ready(void)
 {
-    (void)line;
-    __disable_irq();
-    if (console_uart.Instance != NULL) {
-        console_puts("\r\nfatal: ");
-        console_puts(what ? what : "?");
-        console_puts("\r\n");
-    }
-    for (;;) {
-    }
+    return console_uart.gState != HAL_UART_STATE_RESET; /* HAL_UART_Init has run */
 }
 
 /* ---- HAL timebase on TIM6 (1 kHz), overriding the weak SysTick-based one of stm32h7xx_hal.c ---- */

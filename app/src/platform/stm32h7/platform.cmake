@@ -25,5 +25,7 @@ target_compile_options(stm32h7_hal PRIVATE -w)  # vendor code: its warnings are 
 
 target_sources(app PRIVATE
   ${_dev}/Source/Templates/gcc/startup_stm32h743xx.s
-  ${CMAKE_CURRENT_LIST_DIR}/platform.c)
+  ${CMAKE_CURRENT_LIST_DIR}/platform.c
+  ${CMAKE_CURRENT_LIST_DIR}/../cortex_m/fault.c)
+target_include_directories(app PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../cortex_m)
 target_link_libraries(app PRIVATE stm32h7_hal)
