@@ -1,11 +1,11 @@
 """bertl14_init's checks of the model data (docs/model-format.md, "Checks"), on the C library built with ASan +
-UBSan (tests/lib/model_checks.c reads each blob into a heap buffer of exactly its size, so any read past the data
-is a sanitizer report and fails the run): every section of a weights blob truncated, cut with its header patched,
-bit-flipped, and its table entry changed; every header field; every parameter at and beyond the edges of its
-range; every table of the vocabulary section. The expected status of each case is reasoned from the order of the
-checks (size, format, checksum, dimensions, layout, ranges), and model_format.check_weights (weights) and
-vocab_blob.check_section (vocabulary) must refuse the same data with the same status. Blobs at the edges of the ranges then run a sentence through tokenize,
-encode, classify and tag under the sanitizers."""
+UBSan for both kernel sets (tests/lib/model_checks.c reads each blob into a heap buffer of exactly its size, so any
+read past the data is a sanitizer report and fails the run): every section of a weights blob truncated, cut with its
+header patched, bit-flipped, and its table entry changed; every header field; every parameter at and beyond the
+edges of its range; every table of the vocabulary section. The expected status of each case is reasoned from the
+order of the checks (size, format, checksum, dimensions, layout, ranges), and model_format.check_weights (weights)
+and vocab_blob.check_section (vocabulary) must refuse the same data with the same status. Blobs at the edges of the
+ranges then run a sentence through tokenize, encode, classify and tag under the sanitizers."""
 from __future__ import annotations
 
 import struct
@@ -323,10 +323,12 @@ def vocab_cases(words: list[int]) -> dict[str, tuple[None, list[int] | bytes, st
 
 # ---- running them ------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def driver():
+@pytest.fixture(scope="module", params=cbuild.KERNEL_SETS)
+def driver(request):
+    """model_checks.c with the library under ASan + UBSan, for each kernel set (the DSP kernels on the host's
+    emulation of the intrinsics): the checks are the same code, the sentence after them runs other kernels."""
     try:
-        return cbuild.build_executable([HERE / "model_checks.c"], "model_checks", "portable",
+        return cbuild.build_executable([HERE / "model_checks.c"], "model_checks", request.param,
                                        sanitize=("address", "undefined"))
     except UserError as exc:
         pytest.skip(f"no sanitizer build: {exc}")

@@ -31,10 +31,11 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
     xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);      /* tanh saturated beyond */
     const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: <= 2^18 */
 #if defined(BERTL14_USE_DSP)
-    /* rsr(a * b, n) as SMMULR of a, b pre-shifted by 32 - n in total (every operand < 2^31) */
-    const int32_t x3 = bertl14_smmulr(sq << 12, xc << 8);                       /* x^3, |x3| <= 2^21 */
-    const int32_t inner = xc + bertl14_smmulr(x3 << 9, 2930 << 7);              /* |inner| < 2^17 */
-    const int32_t t = tanh_q12(bertl14_smmulr(inner << 14, 52290 << 2));
+    /* rsr(a * b, n) as SMMULR of a, b pre-shifted by 32 - n in total (every operand < 2^31; the shifts of
+     * signed values are multiplications by powers of two: the same LSL, defined for negative values) */
+    const int32_t x3 = bertl14_smmulr(sq * (1 << 12), xc * (1 << 8));           /* x^3, |x3| <= 2^21 */
+    const int32_t inner = xc + bertl14_smmulr(x3 * (1 << 9), 2930 << 7);        /* |inner| < 2^17 */
+    const int32_t t = tanh_q12(bertl14_smmulr(inner * (1 << 14), 52290 << 2));
 #else
     const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_rsr_mul(x3, 2930, 16);                   /* x + 0.044715 x^3 */
