@@ -6,8 +6,11 @@ main() (or libFuzzer's entry point), the platform layer (platform.h) and app_rx_
 Used by tests/app/test_uart_errors.py (the STM32H7 receive interrupt against a simulated USART) and by the
 `protocol` fuzz target (tests/fuzz/fuzz_protocol.c: tests/fuzz/run.sh and tests/fuzz/test_fuzz_short.py).
 
-    python tests/hostapp.py OUT_DIR DRIVER.c... [--cc CC] [--flag=-fsanitize=...] [--name EXE]
-builds OUT_DIR/EXE (default: the first driver's name) and prints its path.
+    python tests/hostapp.py OUT_DIR DRIVER.c... [--cc CC] [--flag=-fsanitize=...] [--libfuzzer] [--name EXE]
+builds OUT_DIR/EXE (default: the first driver's name) and prints its path. --libfuzzer: a libFuzzer target under
+ASan + UBSan (clang); the library's kernels and encoder only under ASan, at -O2 and without coverage instrumentation:
+their arithmetic loops are not what the target explores (the `api` and `model` targets are), and fully instrumented
+they take nine tenths of the time.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "scripts"))
 
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+LIBFUZZER = ["-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all"]
 
 
 def generate(out: Path) -> Path:
@@ -36,13 +40,15 @@ def generate(out: Path) -> Path:
     return build / "generated"
 
 
-def sources(gen: Path) -> tuple[list[Path], list[Path]]:
-    """(code, data): the firmware's protocol and the library sources; the generated tables (model, registry)."""
+def sources(gen: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """(code, kernels, data): the firmware's protocol and the library sources; of those, the kernels and the
+    encoder; the generated tables (model, registry)."""
     from bertl14_tools import cbuild
     app = [REPO / "app" / "src" / f for f in ("protocol.c", "intent.c", "console_out.c")]
     lib = cbuild.library_sources() + cbuild.registry_sources() + sorted((REPO / "bertl14" / "slots").glob("*.c"))
+    kernels = [p for p in lib if p.parent.name == "kernels" or p.name == "bertl14_encoder.c"]
     data = sorted((gen / "model").glob("*.c")) + sorted((gen / "registry").glob("*.c"))
-    return app + lib, data
+    return [p for p in app + lib if p not in kernels], kernels, data
 
 
 def flags(gen: Path) -> list[str]:
@@ -55,23 +61,34 @@ def flags(gen: Path) -> list[str]:
     return ["-std=gnu11", "-imacros", str(gen / "autoconf.h"), *defs, *(f"-I{p}" for p in incs)]
 
 
-def build(out: Path, drivers: list[Path], cc: str, extra: list[str], name: str | None = None) -> Path:
+def _run(cmd: list[str]) -> None:
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(" ".join(map(str, cmd)) + "\n" + proc.stderr[-4000:])
+
+
+def build(out: Path, drivers: list[Path], cc: str, extra: list[str], name: str | None = None,
+          kernel_flags: list[str] | None = None) -> Path:
     """Compile the drivers, the protocol and the library with `extra` flags (sanitizers, -fsanitize=fuzzer), the
-    generated tables without them (megabytes of initializers), and link OUT/name."""
+    kernels and the encoder with `kernel_flags` (default: the same), the generated tables with none (megabytes of
+    initializers), and link OUT/name."""
     gen = generate(out)
-    code, data = sources(gen)
+    code, kernels, data = sources(gen)
     objs = []
     for src in data:
         obj = out / f"{src.stem}.o"
         if not obj.is_file() or obj.stat().st_mtime < src.stat().st_mtime:
-            subprocess.run([cc, "-c", "-O0", "-o", str(obj), str(src)], check=True, capture_output=True)
+            _run([cc, "-c", "-O0", "-o", obj, src])
         objs.append(obj)
+    if kernel_flags is None:
+        code += kernels
+    else:
+        for src in kernels:
+            obj = out / f"kernel_{src.stem}.o"
+            _run([cc, "-c", "-g", *flags(gen), *kernel_flags, "-o", obj, src])
+            objs.append(obj)
     exe = out / (name or Path(drivers[0]).stem)
-    cmd = [cc, "-g", "-O1", *flags(gen), *extra, "-o", str(exe), *map(str, drivers), *map(str, code),
-           *map(str, objs), "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + proc.stderr[-4000:])
+    _run([cc, "-g", "-O1", *flags(gen), *extra, "-o", exe, *drivers, *code, *objs, "-lm"])
     return exe
 
 
@@ -81,11 +98,17 @@ def main(argv=None) -> int:
     p.add_argument("drivers", type=Path, nargs="+")
     p.add_argument("--cc", default=os.environ.get("CC", "cc"))
     p.add_argument("--flag", action="append", default=[], help="one more compiler flag (repeat)")
+    p.add_argument("--libfuzzer", action="store_true", help="a libFuzzer target under ASan + UBSan")
     p.add_argument("--name", help="the executable's name (default: the first driver's)")
     a = p.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     try:
-        print(build(a.out.resolve(), [d.resolve() for d in a.drivers], a.cc, a.flag, a.name))
+        if a.libfuzzer:
+            exe = build(a.out.resolve(), [d.resolve() for d in a.drivers], a.cc, LIBFUZZER + a.flag, a.name,
+                        ["-O2", "-fsanitize=address", "-fno-omit-frame-pointer", *a.flag])
+        else:
+            exe = build(a.out.resolve(), [d.resolve() for d in a.drivers], a.cc, a.flag, a.name)
+        print(exe)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         print(f"hostapp: {exc}", file=sys.stderr)
         return 1

@@ -24,12 +24,13 @@ LIB=$("$PY" -c "from bertl14_tools import cbuild; print(' '.join(map(str, cbuild
 INC="-I$ROOT/bertl14/include -I$ROOT/bertl14/src -I$ROOT/bertl14/src/kernels"
 DEFS=""
 MAX_LEN=4200
+TIMEOUT=5
 case "$TARGET" in
     tokenizer) SRCS="$HERE/fuzz_bertl14.c $ROOT/bertl14/src/bertl14_tokenizer.c" ;;
     api)       SRCS="$HERE/fuzz_bertl14.c $LIB"; DEFS="-DFUZZ_WITH_LIBRARY" ;;
     model)     SRCS="$HERE/fuzz_model.c $LIB"; MAX_LEN=520 ;;       # 4 bytes + 64 edits of 8
     registry)  SRCS="$HERE/fuzz_registry.c $ROOT/bertl14/registry/bertl14_registry.c" ;;
-    protocol)  SRCS="$HERE/fuzz_protocol.c"; INC="$INC -I$ROOT/app/src" ;;  # + the app sources it needs
+    protocol)  SRCS="$HERE/fuzz_protocol.c"; MAX_LEN=1024; TIMEOUT=30 ;;  # firmware sources: tests/hostapp.py
     *) echo "run.sh: unknown target '$TARGET': use tokenizer, api, model, registry or protocol" >&2; exit 2 ;;
 esac
 [ -f "${SRCS%% *}" ] || { echo "run.sh: ${SRCS%% *} not found: this checkout has no '$TARGET' target yet" >&2; exit 2; }
@@ -37,9 +38,14 @@ case "$SECONDS_TO_RUN" in ''|*[!0-9]*) echo "run.sh: SECONDS must be a whole num
 mkdir -p "$OUT/corpus/$TARGET"
 "$PY" "$HERE/gen_fuzz_data.py" "$OUT" >/dev/null
 mkdir -p "$OUT/seeds/$TARGET"
-# shellcheck disable=SC2086
-"$CC_FUZZ" -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $DEFS $INC \
-    -o "$OUT/fuzz_$TARGET" $SRCS "$OUT/fuzz_data.c" -lm
+if [ "$TARGET" = protocol ]; then
+    "$PY" "$HERE/gen_protocol_seeds.py" "$OUT" >/dev/null
+    "$PY" "$ROOT/tests/hostapp.py" "$OUT" "$SRCS" --cc "$CC_FUZZ" --name "fuzz_$TARGET" --libfuzzer >/dev/null
+else
+    # shellcheck disable=SC2086
+    "$CC_FUZZ" -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $DEFS $INC \
+        -o "$OUT/fuzz_$TARGET" $SRCS "$OUT/fuzz_data.c" -lm
+fi
 cd "$OUT"
-exec "./fuzz_$TARGET" -max_total_time="$SECONDS_TO_RUN" -max_len="$MAX_LEN" -timeout=5 -rss_limit_mb=2048 \
+exec "./fuzz_$TARGET" -max_total_time="$SECONDS_TO_RUN" -max_len="$MAX_LEN" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$OUT/crash-$TARGET-" "corpus/$TARGET" "seeds/$TARGET"

@@ -73,3 +73,28 @@ def test_fuzz_short(fuzz_dir, target):
     deep = int(proc.stdout.split("executions, ")[1].split()[0])
     assert execs > 1000, proc.stdout
     assert deep >= min_deep, proc.stdout     # the inputs reach the part behind the checks
+
+
+def test_fuzz_short_protocol(tmp_path):
+    """The `protocol` target: the firmware's line ring and protocol with the default model and registry, built for
+    the PC by tests/hostapp.py (a `west build -b host` of the generated tables, then the sources under ASan+UBSan)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import hostapp
+    subprocess.run([sys.executable, str(HERE / "gen_protocol_seeds.py"), str(tmp_path)], check=True,
+                   capture_output=True)
+    try:
+        exe = hostapp.build(tmp_path, [HERE / "fuzz_protocol.c", HERE / "fuzz_replay_main.c"], cbuild.compiler(),
+                            hostapp.SANITIZE, "replay_protocol")
+    except RuntimeError as exc:
+        if "sanitize" in str(exc) and "cannot find" in str(exc):
+            pytest.skip("the compiler has no ASan/UBSan runtime")
+        raise
+    seeds = sorted(str(p) for p in (tmp_path / "seeds" / "protocol").iterdir())
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1", UBSAN_OPTIONS="print_stacktrace=1")
+    proc = subprocess.run([str(exe), "6", "7", *seeds], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
+    assert "no failure" in proc.stdout
+    print(f"protocol: {proc.stdout.strip()}")
+    execs = int(proc.stdout.split("fuzz_replay: ")[1].split()[0])
+    deep = int(proc.stdout.split("executions, ")[1].split()[0])
+    assert execs > 200 and deep > 100, proc.stdout   # streams, and sentences that reached the model
