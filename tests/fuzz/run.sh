@@ -10,7 +10,8 @@
 # Needs clang with libFuzzer and the sanitizer runtimes (Debian: apt-get install clang libclang-rt-dev). Work
 # files go to ${BERTL14_FUZZ_DIR:-build/fuzz}: the corpus grows in corpus/TARGET between runs, crash reproducers
 # are written as crash-TARGET-<sha> (replay: build/fuzz/fuzz_TARGET FILE). On a shared machine run it under
-# `nice -n 10`, one target at a time.
+# `nice -n 10`, one target at a time. BERTL14_FUZZ_KERNELS=dsp builds the library's DSP kernels (on the host's
+# emulation of the intrinsics) instead of the portable ones: the api and model targets then run those.
 set -eu
 SECONDS_TO_RUN=${1:-300}
 TARGET=${2:-api}
@@ -32,6 +33,11 @@ case "$TARGET" in
     registry)  SRCS="$HERE/fuzz_registry.c $ROOT/bertl14/registry/bertl14_registry.c" ;;
     protocol)  SRCS="$HERE/fuzz_protocol.c"; MAX_LEN=1024; TIMEOUT=30 ;;  # firmware sources: tests/hostapp.py
     *) echo "run.sh: unknown target '$TARGET': use tokenizer, api, model, registry or protocol" >&2; exit 2 ;;
+esac
+case "${BERTL14_FUZZ_KERNELS:-portable}" in
+    portable) ;;
+    dsp) DEFS="$DEFS -DBERTL14_USE_DSP=1" ;;
+    *) echo "run.sh: BERTL14_FUZZ_KERNELS must be portable or dsp, not '$BERTL14_FUZZ_KERNELS'" >&2; exit 2 ;;
 esac
 [ -f "${SRCS%% *}" ] || { echo "run.sh: ${SRCS%% *} not found: this checkout has no '$TARGET' target yet" >&2; exit 2; }
 case "$SECONDS_TO_RUN" in ''|*[!0-9]*) echo "run.sh: SECONDS must be a whole number, not '$SECONDS_TO_RUN'" >&2; exit 2 ;; esac

@@ -23,8 +23,9 @@ TARGETS = {
     "api": ([HERE / "fuzz_bertl14.c", LIB], ["-DFUZZ_WITH_LIBRARY"], 6, 100),
     "model": ([HERE / "fuzz_model.c", LIB], [], 8, 50),
     "registry": ([HERE / "fuzz_registry.c", REPO / "bertl14/registry/bertl14_registry.c"], [], 5, 300),
+    "model-dsp": ([HERE / "fuzz_model.c", LIB], ["-DBERTL14_USE_DSP=1"], 4, 30),   # the DSP kernels, emulated
 }
-NEEDS_MODEL = {"api", "model"}
+NEEDS_MODEL = {"api", "model", "model-dsp"}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_fuzz_short(fuzz_dir, target):
         pytest.skip("no random model could be generated (bertl14_tools.quant/model_format missing)")
     exe = _build(fuzz_dir, target)
     _, _, seconds, min_deep = TARGETS[target]
-    seeds = sorted(str(p) for p in (fuzz_dir / "seeds" / target).iterdir())
+    seeds = sorted(str(p) for p in (fuzz_dir / "seeds" / target.split("-")[0]).iterdir())
     assert seeds, f"gen_fuzz_data.py wrote no seeds for {target}"
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1", UBSAN_OPTIONS="print_stacktrace=1")
     proc = subprocess.run([str(exe), str(seconds), "7", *seeds], capture_output=True, text=True, env=env,
