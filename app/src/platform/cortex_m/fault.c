@@ -10,8 +10,8 @@
  *
  * then the board resets (AIRCR.SYSRESETREQ). For a fault, pc/lr are the ones the core stacked (the faulting
  * instruction and the code's link register) and sp where it stacked them (MSP or PSP); `pc=none` when that
- * frame cannot be read: the stacking itself failed (CFSR MSTKERR/STKERR: a stack overflow off the start of the
- * RAM), or the stack pointer is outside RAM. For platform_fatal, pc/lr are the caller's. CFSR/HFSR/MMFAR/BFAR
+ * frame cannot be read: the stacking itself failed (CFSR MSTKERR/STKERR: a stack overflow into the guard below),
+ * or the stack pointer is outside RAM. For platform_fatal, pc/lr are the caller's. CFSR/HFSR/MMFAR/BFAR
  * are the System Control Block's fault registers as they are (MMFAR is valid when CFSR bit 7 is set, BFAR when
  * bit 15 is; docs/serial-protocol.md "Faults").
  *
@@ -30,7 +30,6 @@
 #include "platform.h"
 
 /* System Control Block (Armv7-M ARM, B3.2) */
-#define SCB_ICSR (*(volatile uint32_t *)0xE000ED04u)
 #define SCB_AIRCR (*(volatile uint32_t *)0xE000ED0Cu)
 #define SCB_CCR (*(volatile uint32_t *)0xE000ED14u)
 #define SCB_SHCSR (*(volatile uint32_t *)0xE000ED24u)
@@ -50,11 +49,11 @@
 #define MPU_RBAR (*(volatile uint32_t *)0xE000ED9Cu)
 #define MPU_RASR (*(volatile uint32_t *)0xE000EDA0u)
 #define MPU_CTRL_ENABLE_PRIVDEFENA ((1u << 0) | (1u << 2)) /* on; elsewhere the default memory map */
-#define STACK_GUARD_BYTES 256u /* the linker script's guard below the main stack */
-#define MPU_RASR_GUARD ((1u << 28) | (0u << 24) | (7u << 1) | 1u) /* XN, no access, 2^(7+1) = 256 bytes, on */
+#define MPU_RASR_NO_ACCESS ((1u << 28) | (0u << 24) | 1u) /* XN, no access, on; SIZE (bits 5:1) = log2(bytes) - 1 */
 
-/* RAM the stacked frame may be read from: the board's regions, from the linker script; the main stack's guard */
-extern uint32_t __ram_start__, __ram_end__, __dtcm_start__, __dtcm_end__, __stack_guard__;
+/* From the linker script: RAM the stacked frame may be read from (the board's regions); the main stack's guard,
+ * [__stack_guard__, _sstack), a power of two in size and aligned to it. */
+extern uint32_t __ram_start__, __ram_end__, __dtcm_start__, __dtcm_end__, __stack_guard__, _sstack;
 
 /* The handlers' own stack: never the stack that faulted (FAULT_STACK_BYTES, named in the handlers' assembly). */
 #define FAULT_STACK_BYTES 1024
@@ -66,9 +65,10 @@ void fault_init(void)
 {
     SCB_SHCSR |= SHCSR_FAULTS_ENABLE;
     if ((MPU_TYPE >> 8) & 0xFFu) { /* MPU region 0: the guard below the main stack, no access */
+        const uint32_t bytes = (uint32_t)((uintptr_t)&_sstack - (uintptr_t)&__stack_guard__);
         MPU_RNR = 0u;
         MPU_RBAR = (uint32_t)(uintptr_t)&__stack_guard__;
-        MPU_RASR = MPU_RASR_GUARD;
+        MPU_RASR = MPU_RASR_NO_ACCESS | ((30u - (uint32_t)__builtin_clz(bytes)) << 1);
         MPU_CTRL = MPU_CTRL_ENABLE_PRIVDEFENA;
         __asm volatile("dsb\n\tisb" ::: "memory");
     }
@@ -109,8 +109,8 @@ static void put_field(const char *key, uint32_t v)
 /* [p, p + bytes) can be read: in RAM or DTCM, not in the guard. */
 static int readable(uintptr_t p, size_t bytes)
 {
-    const uintptr_t end = p + bytes, guard = (uintptr_t)&__stack_guard__;
-    return (p & 3u) == 0u && end > p && (end <= guard || p >= guard + STACK_GUARD_BYTES) &&
+    const uintptr_t end = p + bytes;
+    return (p & 3u) == 0u && end > p && (end <= (uintptr_t)&__stack_guard__ || p >= (uintptr_t)&_sstack) &&
            ((p >= (uintptr_t)&__ram_start__ && end <= (uintptr_t)&__ram_end__) ||
             (p >= (uintptr_t)&__dtcm_start__ && end <= (uintptr_t)&__dtcm_end__));
 }
