@@ -1,4 +1,4 @@
-"""Helpers of the intent-firmware tests (issue 6): build app/ for mps2_an500 (bare-metal always,
+"""Helpers of the intent-firmware tests: build app/ for mps2_an500 (bare-metal always,
 FreeRTOS when its module is present), boot it under QEMU, talk to it with bertl14_tools.serial."""
 from __future__ import annotations
 

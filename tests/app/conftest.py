@@ -1,4 +1,4 @@
-"""Fixtures of the intent-firmware tests (issue 6); helpers in apphelpers.py."""
+"""Fixtures of the intent-firmware tests; helpers in apphelpers.py."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Build-time memory budget (issue 6): the nucleo_h743zi FreeRTOS build with the default English model
+"""Build-time memory budget: the nucleo_h743zi FreeRTOS build with the default English model
 prints its flash and static RAM use and fits 1.25 MB flash / 128 KB RAM; a build over its budget fails
 with a message that says what to lower."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The registry on the wire (issue 9, docs/serial-protocol.md "Names"): the default build carries
+"""The registry on the wire (docs/serial-protocol.md "Names"): the default build carries
 app/entities.yaml; answers report name= area= floor= entity_area= (percent-encoded), bit-exact with the
 reference (registry.Matcher + reference.py); `:entities` lists the registry; bad input with names."""
 from __future__ import annotations
