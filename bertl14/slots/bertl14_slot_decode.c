@@ -1,7 +1,9 @@
 /*
  * Slot values of a tagged sentence: the tagger's BIO tags over the tokens -> spans of the input text -> the
  * value table's values (bertl14_slot_values). The decoding rule is tagging.py's (the Python twin):
- * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens;
+ * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens
+ * and over a B-x right after it (nothing, one space or one hyphen between: the tagger may open "seven" of
+ * "seventy-seven" again);
  * it covers the text from its first token's start to its last token's end (a wildcard's: widened to whole words).
  */
 #include <string.h>
@@ -99,8 +101,10 @@ bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t 
             end = offsets[2u * t + 1u];
             kind = end > start && end <= text_len ? tag_kind(bertl14_ctx_tag_name(ctx, tags[t]), &slot) : 0;
         }
-        if (kind == 'I' && open_slot != NULL && strcmp(open_slot, slot) == 0) {
-            open_end = end; /* the span grows */
+        if (kind != 0 && open_slot != NULL && strcmp(open_slot, slot) == 0 &&
+            (kind == 'I' || start == open_end ||
+             (start == open_end + 1u && (text[open_end] == ' ' || text[open_end] == '-')))) {
+            open_end = end; /* the span grows: over I-x, and over a B-x right after it ("seventy" "seven") */
             continue;
         }
         if (open_slot != NULL) { /* the span ends before token t */

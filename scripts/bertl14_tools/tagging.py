@@ -3,9 +3,10 @@ targets, and from a tagger's per-token answers back to spans of the input text.
 
 A tag set is ["O", "B-<slot>", "I-<slot>", ...] with Home Assistant's slot names, sorted. A token belongs to a
 span when its first character lies inside it; the first such token is B-, the others I- (WordPiece
-continuations included). Decoding is the device's rule (the same in C, app/src/slots.c): a span opens at B-x,
-or at I-x that does not continue an x span, and grows over the following I-x tokens; it covers the input from
-its first token's start to its last token's end. [CLS], [SEP] and tokens that cover no input are never in a
+continuations included). Decoding is the device's rule (the same in C, bertl14/slots/bertl14_slot_decode.c): a
+span opens at B-x, or at I-x that does not continue an x span, and grows over the following I-x tokens (and over a
+B-x right after it: nothing, a space or a hyphen between); it covers the input from its first token's start to
+its last token's end. [CLS], [SEP] and tokens that cover no input are never in a
 span.
 """
 from __future__ import annotations
@@ -42,8 +43,16 @@ def token_tags(offsets, spans, tag_index: dict[str, int]) -> list[int]:
     return out
 
 
-def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
-    """(slot, start, end) spans of one sentence from its per-token tag ids (the device's rule, module doc)."""
+def _joins(text, end: int, start: int) -> bool:
+    """Nothing, one space or one hyphen between a span's end and the next token: "seventy-seven", "oat milk"."""
+    gap = text[end:start]
+    return len(gap) == 0 or (start == end + 1 and gap in (" ", "-", b" ", b"-"))
+
+
+def decode(tags, offsets, names: list[str], text=None) -> list[tuple[str, int, int]]:
+    """(slot, start, end) spans of one sentence from its per-token tag ids (the device's rule, module doc). With
+    the `text` the offsets index, a B-x right after an x span (_joins) continues it: the tagger sometimes opens a
+    number or a name again at its second word ("seventy" B-hours, "seven" B-hours)."""
     spans: list[list] = []
     current = None
     for tag, (start, end) in zip(tags, offsets):
@@ -52,7 +61,8 @@ def decode(tags, offsets, names: list[str]) -> list[tuple[str, int, int]]:
             current = None
             continue
         kind, slot = name[0], name[2:]
-        if kind == "I" and current is not None and current[0] == slot:
+        if current is not None and current[0] == slot and (
+                kind == "I" or (text is not None and _joins(text, current[2], start))):
             current[2] = end
             continue
         current = [slot, start, end]
@@ -90,7 +100,7 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     from .slot_values import TYPE_WILDCARD, build_value_table, slot_type
     words = build_value_table(spec) if isinstance(spec, dict) else spec
-    for slot, start, end in decode(tags, offsets, names):
+    for slot, start, end in decode(tags, offsets, names, text):
         if slot_type(words, slot) == TYPE_WILDCARD:
             start, end = whole_words(text, start, end)
         piece = text[start:end]

@@ -28,6 +28,13 @@ def test_decode_is_the_devices_rule():
     assert tagging.decode([O, O, I, I, O, O, O], offs, NAMES) == [("item", 4, 12)]
     assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES) == [("item", 4, 7), ("item", 8, 12)]
     assert tagging.decode([O, O, B, IDX["I-name"], O, O, O], offs, NAMES) == [("item", 4, 7), ("name", 8, 12)]
+    # with the text: a B- right after a span of its slot (a space or a hyphen between, or nothing) continues it
+    text = "add oat milk to my"
+    assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES, text) == [("item", 4, 12)]
+    assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES, "add oat-milk to my") == [("item", 4, 12)]
+    assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES, "add oat,milk to my") == [("item", 4, 7), ("item", 8, 12)]
+    assert tagging.decode([O, O, B, B, O, O, O], offs, NAMES, text.encode()) == [("item", 4, 12)]
+    assert tagging.decode([O, O, B, O, B, O, O], offs, NAMES, text) == [("item", 4, 7), ("item", 13, 15)]
     # special tokens ((0, 0) offsets) never belong to a span, out-of-range tag ids read as O
     assert tagging.decode([B, O, O, O, O, O, I], offs, NAMES) == []
     assert tagging.decode([O, 99, O, O, O, O, O], offs, NAMES) == []
