@@ -30,6 +30,7 @@ from bertl14_west.qemu import board_machine, machine_argv, qemu_stdio_serial, st
 
 BOARD_NAME = "mps2_an500"
 PLATFORM = REPO / "app" / "src" / "platform" / "mps2"
+CORTEX_M = REPO / "app" / "src" / "platform" / "cortex_m"     # the fault handlers the mps2 platform reports with
 CPU = ["-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
 COMMON = CPU + ["-O2", "-ffunction-sections", "-fdata-sections", "-DTF_LITE_STATIC_MEMORY=1",
                 "-DCONFIG_APP_UART_BAUDRATE=115200", "-DCONFIG_APP_RX_BUFFER=64",
@@ -72,8 +73,10 @@ def build_images(tflm: Path, jobs: int = 2) -> dict[str, Path]:
     tflm_obj, main_with, main_without, op_obj, models_obj = compile_objects(
         "arm-none-eabi-g++", CXXFLAGS + inc, [unity, mains["with_op"], mains["without_op"],
                                               HERE / "custom_gelu_op.cc", models], base / "obj", jobs)
-    plat_objs = compile_objects("arm-none-eabi-gcc", COMMON + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"],
-                                [PLATFORM / "startup.c", PLATFORM / "platform.c"], base / "obj", jobs)
+    plat_objs = compile_objects("arm-none-eabi-gcc", COMMON + [f"-I{PLATFORM}", f"-I{CORTEX_M}",
+                                                               f"-I{REPO / 'app' / 'src'}"],
+                                [PLATFORM / "startup.c", PLATFORM / "platform.c", CORTEX_M / "fault.c"],
+                                base / "obj", jobs)
     ld = memory_regions(gen)
     images = {}
     for name, objs in (("with_op", [main_with, op_obj]), ("without_op", [main_without])):
