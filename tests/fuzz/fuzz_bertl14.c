@@ -15,6 +15,7 @@
 
 #include "bertl14.h"
 #include "bertl14_tokenizer.h"
+#include "fuzz_check.h"
 
 extern const uint32_t fuzz_vocab_a[];
 extern const uint32_t fuzz_vocab_b[];
@@ -34,35 +35,6 @@ const char *const fuzz_deep_name = "texts tokenized";
 
 #define MAX_TEXT 4096
 #define MAX_IDS 512
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
-
-/* Independent strict UTF-8 check (table of minimum values instead of per-lead byte ranges). */
-static int valid_utf8(const uint8_t *s)
-{
-    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-    while (*s) {
-        uint32_t n, cp, i;
-        if (*s < 0x80) { s++; continue; }
-        if ((*s & 0xE0) == 0xC0) { n = 2; cp = *s & 0x1F; }
-        else if ((*s & 0xF0) == 0xE0) { n = 3; cp = *s & 0x0F; }
-        else if ((*s & 0xF8) == 0xF0) { n = 4; cp = *s & 0x07; }
-        else return 0;
-        for (i = 1; i < n; i++) {
-            if ((s[i] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[i] & 0x3F);
-        }
-        if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-        s += n;
-    }
-    return 1;
-}
 
 static void check_tokenizer(const uint32_t *section, const char *text, uint32_t max_tokens)
 {

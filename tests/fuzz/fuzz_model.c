@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bertl14.h"
+#include "fuzz_check.h"
 
 extern const int16_t fuzz_model0[], fuzz_model1[];
 extern const uint32_t fuzz_model0_size, fuzz_model1_size;
@@ -33,14 +34,6 @@ extern const int fuzz_have_model;
 
 unsigned long long fuzz_deep_runs;           /* accepted models that ran a sentence (the replay driver prints it) */
 const char *const fuzz_deep_name = "edited models accepted and run";
-
-#define CHECK(cond)                                                                              \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);   \
-            abort();                                                                             \
-        }                                                                                        \
-    } while (0)
 
 #define MAX_BYTES (1u << 18)
 #define VOCAB_HDR 256u                       /* the header follows the 256-word first-byte index */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bertl14_registry.h"
+#include "fuzz_check.h"
 
 extern const uint32_t *const fuzz_registries[3];
 extern const uint32_t *const fuzz_registry_vocabs[3];
@@ -27,38 +28,9 @@ extern const uint32_t fuzz_registry0_size, fuzz_registry1_size, fuzz_registry2_s
 unsigned long long fuzz_deep_runs;           /* texts matched (the replay driver prints it) */
 const char *const fuzz_deep_name = "texts matched";
 
-#define CHECK(cond)                                                                              \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);   \
-            abort();                                                                             \
-        }                                                                                        \
-    } while (0)
-
 #define MAX_TEXT 4096u
 #define R_TOTAL_WORDS 3u
 #define R_CHECKSUM 12u
-
-/* strict UTF-8 (an independent check: table of minimum values per length) */
-static int valid_utf8(const uint8_t *s)
-{
-    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-    while (*s) {
-        uint32_t n, cp, i;
-        if (*s < 0x80) { s++; continue; }
-        if ((*s & 0xE0) == 0xC0) { n = 2; cp = *s & 0x1F; }
-        else if ((*s & 0xF0) == 0xE0) { n = 3; cp = *s & 0x0F; }
-        else if ((*s & 0xF8) == 0xF0) { n = 4; cp = *s & 0x07; }
-        else return 0;
-        for (i = 1; i < n; i++) {
-            if ((s[i] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[i] & 0x3F);
-        }
-        if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-        s += n;
-    }
-    return 1;
-}
 
 /* a copy of registry 0 edited by the input; NULL when there is nothing to edit with */
 static uint32_t *edited_registry(const uint8_t **data, size_t *size)
