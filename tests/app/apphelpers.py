@@ -25,24 +25,27 @@ def public_sentences(n: int) -> list[dict]:
     return rows[:n]
 
 
-_builds: dict[str, Path] = {}
+_builds: dict[tuple, Path] = {}
 
 
-def build_firmware(tmp_factory, rtos: str) -> Path:
-    """app/ for mps2_an500 with the default model; rtos 'none' builds with no module reachable."""
-    if rtos in _builds:
-        return _builds[rtos]
+def build_firmware(tmp_factory, rtos: str, *options: str) -> Path:
+    """app/ for mps2_an500 with the default model and these extra -D options (built once a combination); rtos
+    'none' builds with no module reachable."""
+    key = (rtos, *options)
+    if key in _builds:
+        return _builds[key]
     require_arm()
     d = tmp_factory.mktemp(f"app-an500-{rtos}") / "build"
     if rtos == "freertos":
         require_modules("rtos/FreeRTOS-Kernel")
-        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_FREERTOS=y")
+        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_FREERTOS=y",
+                    *options)
     else:
         empty = tmp_factory.mktemp("no-modules")
         proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_NONE=y",
-                    env={"BERTL14_MODULES_DIR": str(empty)})
+                    *options, env={"BERTL14_MODULES_DIR": str(empty)})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    _builds[rtos] = d
+    _builds[key] = d
     return d
 
 

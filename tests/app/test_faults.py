@@ -11,34 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from apphelpers import QEMU_TIMEOUT, REPO, require_arm, require_modules, west
+from apphelpers import QEMU_TIMEOUT, REPO, build_firmware
 
 # Armv7-M CFSR bits (ARM DDI 0403, B3.2.15)
 DACCVIOL, MSTKERR, MMARVALID = 1 << 1, 1 << 4, 1 << 7
 PRECISERR, BFARVALID, UNDEFINSTR = 1 << 9, 1 << 15, 1 << 16
 UNMAPPED = 0xF0000000            # test_faults.c's UNMAPPED_ADDRESS
 
-_builds: dict[str, Path] = {}
-
 
 @pytest.fixture(scope="module", params=["none", "freertos"])
 def fault_image(request, tmp_path_factory) -> Path:
-    rtos = request.param
-    if rtos in _builds:
-        return _builds[rtos]
-    require_arm()
-    d = tmp_path_factory.mktemp(f"faults-{rtos}") / "build"
-    if rtos == "freertos":
-        require_modules("rtos/FreeRTOS-Kernel")
-        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_FREERTOS=y",
-                    "-DCONFIG_APP_TEST_FAULTS=y")
-    else:
-        empty = tmp_path_factory.mktemp("no-modules")
-        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_NONE=y",
-                    "-DCONFIG_APP_TEST_FAULTS=y", env={"BERTL14_MODULES_DIR": str(empty)})
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    _builds[rtos] = d / "firmware.elf"
-    return _builds[rtos]
+    return build_firmware(tmp_path_factory, request.param, "-DCONFIG_APP_TEST_FAULTS=y") / "firmware.elf"
 
 
 def _symbols(elf: Path) -> dict[str, tuple[int, int]]:
