@@ -95,18 +95,17 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     registry placeholders) through slot_values.slot_values with the model's value table `spec` (slots.json or
     its words); the first span that gives a slot its value wins. `offsets` index `text`: characters of a str,
     bytes of UTF-8 bytes (the device's unit)."""
-    from .slot_values import slot_values
+    from .slot_values import TYPE_WILDCARD, build_value_table, slot_type, slot_values
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
-    from .slot_values import TYPE_WILDCARD, build_value_table, slot_type
-    words = build_value_table(spec) if isinstance(spec, dict) else spec
+    words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
     for slot, start, end in decode(tags, offsets, names, text):
         if slot_type(words, slot) == TYPE_WILDCARD:
             start, end = whole_words(text, start, end)
         piece = text[start:end]
         if piece in placeholders:
             continue
-        for key, value in slot_values(spec, slot, piece).items():
+        for key, value in slot_values(words, slot, piece).items():
             out.setdefault(key, value)
     return out
 
