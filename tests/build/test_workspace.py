@@ -21,9 +21,14 @@ def test_manifest_pins_the_modules_and_keeps_tflm_optional():
     assert projects["tflite-micro"]["path"] == "modules/lib/tflite-micro"
     group = projects["tflite-micro"]["groups"][0]
     assert f"-{group}" in m["group-filter"]
+    # CMSIS-NN: the commit tflite-micro's cmsis_nn kernels are built with, optional like TFLM
+    assert projects["CMSIS-NN"]["path"] == "modules/lib/CMSIS-NN"
+    assert projects["CMSIS-NN"]["revision"] == "4ab83cc3cc98fb85ed6dafb55e8ca02f1628dcae"
+    assert projects["CMSIS-NN"]["groups"] == [group]
     listed = west("list", "-f", "{name}")
     assert listed.returncode == 0, listed.stderr
     assert "FreeRTOS-Kernel" in listed.stdout and "tflite-micro" not in listed.stdout
+    assert "CMSIS-NN" not in listed.stdout
 
 
 def test_every_kconfig_symbol_has_help():
