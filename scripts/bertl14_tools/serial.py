@@ -64,7 +64,7 @@ def parse_fields(line: str) -> dict[str, str]:
 # the link: a serial port, or QEMU with its UART on a loopback TCP port
 # ------------------------------------------------------------------------------------------------------
 
-def _qemu_machine(elf: Path) -> str:
+def _qemu_machine(elf: Path) -> str | dict:
     """The QEMU machine the ELF was built for (its build's bertl14_build.json); without one, the default board's
     when the image loads into that board's memory. An image for a board QEMU does not emulate is refused: QEMU
     would boot it on another machine, where it cannot run."""
@@ -79,7 +79,7 @@ def _qemu_machine(elf: Path) -> str:
         if not info.get("qemu_machine"):
             raise UserError(f"--qemu {elf}: built for {info['board']}, which QEMU does not emulate: flash it "
                             f"(west flash -d {elf.parent}) and use --port, or build for a QEMU board ({boards})")
-        return info["qemu_machine"]
+        return info.get("qemu") or info["qemu_machine"]
     problem = elf_outside_board(elf, DEFAULT_QEMU_BOARD)
     if problem:
         raise UserError(f"--qemu {elf}: {problem}, so it is not a firmware for QEMU's {DEFAULT_QEMU_BOARD}: use "
@@ -140,7 +140,9 @@ def open_link(port: str | None = None, qemu: str | None = None, qemu_flags: list
     try:
         link.start()
     except FileNotFoundError:
-        raise UserError("qemu-system-arm not found: install it (apt-get install qemu-system-arm)") from None
+        import importlib
+        hint = importlib.import_module("bertl14_west.tools").install_hint(link.argv[0])
+        raise UserError(f"{link.argv[0]} not found: install it with `{hint}`") from None
     except westqemu.QemuError as exc:
         raise UserError(str(exc)) from None
     with link:

@@ -140,7 +140,7 @@ class Build(WestCommand):
         self._print_memory(board, elf, build_dir)
 
         if args.target in REPORT_TARGETS:
-            nm = tools.require("arm-none-eabi-nm" if board.toolchain == "arm-none-eabi" else "nm")
+            nm = tools.require(board.tool("nm"))
             print(memory.symbol_report(nm, elf, args.target.split("_")[0]))
         elif args.target == "run":
             return _run_target(board, info)
@@ -177,7 +177,7 @@ class Build(WestCommand):
             if size:
                 subprocess.run([size, str(elf)])
             return
-        objdump = tools.require("arm-none-eabi-objdump")
+        objdump = tools.require(board.tool("objdump"))
         usage = memory.memory_usage(memory.elf_sections(objdump, elf), board.memory)
         print(memory.format_usage(usage))
         (build_dir / "memory.json").write_text(json.dumps(usage, indent=2) + "\n")
@@ -218,9 +218,9 @@ def _split_options(opts: list[str]):
 
 
 def _require_toolchain(board: Board):
-    if board.toolchain == "arm-none-eabi":
-        tools.require("arm-none-eabi-gcc", f"the {board.name} toolchain")
-        tools.require("arm-none-eabi-objcopy", f"the {board.name} toolchain")
+    if board.toolchain != "host":     # a cross toolchain (board.yml `toolchain:`, the prefix of its programs)
+        tools.require(board.tool("gcc"), f"the {board.name} toolchain")
+        tools.require(board.tool("objcopy"), f"the {board.name} toolchain")
     else:
         if not (shutil.which("gcc") or shutil.which("cc")):
             tools.require("gcc", "the host toolchain")
@@ -230,7 +230,7 @@ def _make_info(board: Board, build_dir: Path, source_dir: Path, mod_root) -> dic
     files = {ext: str(build_dir / f"firmware.{ext}") for ext in ("elf", "bin", "hex", "map")}
     return {
         "board": board.name, "board_dir": str(board.dir), "source_dir": str(source_dir),
-        "build_dir": str(build_dir), "files": files, "qemu_machine": board.qemu_machine,
+        "build_dir": str(build_dir), "files": files, "qemu_machine": board.qemu_machine, "qemu": board.qemu,
         "runners": board.runners,
         "target_arch": board.target_arch, "modules_dir": str(mod_root) if mod_root else None,
     }
@@ -264,7 +264,7 @@ def _run_target(board: Board, info: dict) -> int:
         return subprocess.run([info["files"]["elf"]]).returncode
     if not board.qemu_machine:
         raise BuildError(f"board {board.name} has no emulator; flash it with `west flash` instead of -t run")
-    tools.require("qemu-system-arm", "to run the emulated board")
+    tools.require(board.qemu["system"], "to run the emulated board")
     argv = qemu_argv(info)
     print("running: " + " ".join(argv) + "   (quit: Ctrl-A then X)", flush=True)
     return subprocess.run(argv).returncode

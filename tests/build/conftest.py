@@ -34,7 +34,7 @@ class QemuSerial(westqemu.QemuSerial):
 
     def __init__(self, build_dir: Path):
         info = json.loads((build_dir / "bertl14_build.json").read_text())
-        super().__init__(info["qemu_machine"], info["files"]["elf"], stdout=subprocess.PIPE,
+        super().__init__(westqemu.build_machine(info), info["files"]["elf"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)
         self.start()
 

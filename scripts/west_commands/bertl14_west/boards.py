@@ -8,6 +8,9 @@ import yaml
 
 from . import REPO_ROOT, BuildError
 
+# the CPUs `bertl14 convert --target-arch` knows (convert.py TARGET_ARCHS); any other board converts for "host"
+TARGET_ARCHS = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32")
+
 
 @dataclass
 class Board:
@@ -26,7 +29,18 @@ class Board:
     @property
     def target_arch(self) -> str:
         """The `bertl14 convert --target-arch` value."""
-        return self.cpu if self.cpu in ("cortex-m4", "cortex-m7") else "host"
+        return self.cpu if self.cpu in TARGET_ARCHS else "host"
+
+    def tool(self, name: str) -> str:
+        """A binutils program of the board's toolchain: `objdump` -> `arm-none-eabi-objdump` (board.yml
+        `toolchain:` is the prefix of its programs), the plain name for the host toolchain."""
+        return name if self.toolchain == "host" else f"{self.toolchain}-{name}"
+
+    @property
+    def kernels(self) -> list[str]:
+        """The library's kernel sets this board runs (board.yml `kernels:`, e.g. [portable, dsp]): what
+        `bertl14 check-bitexact --target qemu` and `bertl14 bench` build for it. Default: the portable ones."""
+        return list(self.data.get("kernels") or ["portable"])
 
     @property
     def memory(self) -> list[dict]:
@@ -72,6 +86,17 @@ class Board:
     @property
     def qemu_machine(self) -> str | None:
         return (self.data.get("qemu") or {}).get("machine")
+
+    @property
+    def qemu(self) -> dict | None:
+        """How QEMU runs this board (board.yml `qemu:`): {"system": the emulator program (`system:`, default
+        qemu-system-arm), "machine": its -M value, "flags": arguments it always needs (`flags:`, e.g. `-bios none`)};
+        None for a board QEMU does not emulate."""
+        q = self.data.get("qemu") or {}
+        if not q.get("machine"):
+            return None
+        return {"system": q.get("system") or "qemu-system-arm", "machine": q["machine"],
+                "flags": [str(f) for f in q.get("flags") or []]}
 
     @property
     def defconfig(self) -> Path:

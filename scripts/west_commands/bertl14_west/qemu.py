@@ -1,14 +1,15 @@
 """QEMU for the emulated boards, in one place: the command line (`west build -t run`, `bertl14 console|validate
 --qemu`, the test image of `check-bitexact --target qemu` and `bench`, the tests, `make demo`, the TFLM
 integration) and starting/stopping the process with its UART0 on a loopback TCP port (pyserial socket://)
-or on stdio. The QEMU machine of a board comes from its board.yml (`qemu: machine:`, boards.py).
+or on stdio. The QEMU program, machine and fixed arguments of a board come from its board.yml (`qemu: system:
+machine: flags:`, boards.py; the program defaults to qemu-system-arm).
 Standard library only (pyserial and PyYAML are imported where they are needed), so it works both inside
 west and from the bertl14 package.
 
 Deterministic instruction counts: add `-icount shift=N` (e.g. BERTL14_QEMU_FLAGS="-icount shift=0").
 Under -icount each guest instruction advances virtual time by 2^N ns; the MPS2 CMSDK timers and
 SysTick run from the 25 MHz system clock (40 ns a tick), so at shift=0 a timer tick is exactly 40
-instructions and at shift=10 one instruction is exactly 25.6 ticks.
+instructions and at shift=10 one instruction is exactly 25.6 ticks (each board's tick: docs/boards.md).
 """
 from __future__ import annotations
 
@@ -22,11 +23,20 @@ from pathlib import Path
 QEMU = "qemu-system-arm"
 
 
-def board_machine(board: str) -> str | None:
-    """The QEMU machine of a board (board.yml `qemu: machine:`), None for a board QEMU does not emulate.
-    Raises BuildError for an unknown board."""
+def board_machine(board: str) -> dict | None:
+    """How QEMU runs a board ({"system", "machine", "flags"} from board.yml `qemu:`), None for a board QEMU does
+    not emulate. Raises BuildError for an unknown board. machine_argv and QemuSerial take it as `machine`."""
     from .boards import find_board
-    return find_board(board).qemu_machine
+    return find_board(board).qemu
+
+
+def machine_spec(machine: str | dict) -> dict:
+    """{"system", "machine", "flags"}: a board's `qemu:` entry as board_machine gives it, or a bare machine
+    name (an Arm machine of qemu-system-arm, no fixed arguments)."""
+    if isinstance(machine, dict):
+        return {"system": machine.get("system") or QEMU, "machine": machine["machine"],
+                "flags": list(machine.get("flags") or [])}
+    return {"system": QEMU, "machine": str(machine), "flags": []}
 
 
 def qemu_boards() -> list[str]:
@@ -47,11 +57,12 @@ def qemu_stdio_serial() -> list[str]:
     return ["-nographic", "-monitor", "none", "-serial", "stdio"]
 
 
-def machine_argv(machine: str, elf: str | Path, serial: list[str] | None = None, flags=(),
+def machine_argv(machine: str | dict, elf: str | Path, serial: list[str] | None = None, flags=(),
                  env_flags: bool = True) -> list[str]:
-    """qemu-system-arm -M MACHINE SERIAL [$BERTL14_QEMU_FLAGS] FLAGS -kernel ELF. Without `serial`,
-    -nographic (UART0 and the monitor on the terminal: Ctrl-A X quits)."""
-    argv = [QEMU, "-M", machine]
+    """qemu-system-XXX -M MACHINE BOARD-FLAGS SERIAL [$BERTL14_QEMU_FLAGS] FLAGS -kernel ELF (machine: see
+    machine_spec). Without `serial`, -nographic (UART0 and the monitor on the terminal: Ctrl-A X quits)."""
+    spec = machine_spec(machine)
+    argv = [spec["system"], "-M", spec["machine"], *spec["flags"]]
     argv += serial if serial is not None else ["-nographic"]
     if env_flags:
         argv += shlex.split(os.environ.get("BERTL14_QEMU_FLAGS", ""))
@@ -61,8 +72,14 @@ def machine_argv(machine: str, elf: str | Path, serial: list[str] | None = None,
 
 
 def qemu_argv(info: dict, serial: list[str] | None = None, flags=()) -> list[str]:
-    """The command line for a `west build` output (its bertl14_build.json: qemu_machine, files.elf)."""
-    return machine_argv(info["qemu_machine"], info["files"]["elf"], serial, flags)
+    """The command line for a `west build` output (its bertl14_build.json: qemu (or qemu_machine), files.elf)."""
+    return machine_argv(build_machine(info), info["files"]["elf"], serial, flags)
+
+
+def build_machine(info: dict) -> str | dict:
+    """How QEMU runs a `west build` output: its bertl14_build.json's `qemu` entry (a build directory made before
+    the entry existed has only `qemu_machine`, an Arm machine)."""
+    return info.get("qemu") or info["qemu_machine"]
 
 
 def free_port() -> int:
@@ -73,7 +90,7 @@ def free_port() -> int:
 
 
 def start(argv: list[str], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text: bool = False) -> subprocess.Popen:
-    """Start QEMU (stdin closed). FileNotFoundError when qemu-system-arm is not installed."""
+    """Start QEMU (stdin closed). FileNotFoundError when its program (argv[0]) is not installed."""
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, text=text)
 
 
@@ -102,7 +119,7 @@ class QemuSerial:
     `argv` is known before start(); start() raises QemuError when QEMU exits before listening or its port
     does not open within `start_within` seconds; close() (or leaving the block) stops QEMU."""
 
-    def __init__(self, machine: str, elf: str | Path, flags=(), timeout: float = 15.0, start_within: float = 10.0,
+    def __init__(self, machine: str | dict, elf: str | Path, flags=(), timeout: float = 15.0, start_within: float = 10.0,
                  env_flags: bool = True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE):
         self.port = free_port()
         self.argv = machine_argv(machine, elf, qemu_tcp_serial(self.port), flags, env_flags)
@@ -114,7 +131,7 @@ class QemuSerial:
     @classmethod
     def for_build(cls, info: dict, flags=(), **kw) -> "QemuSerial":
         """For a `west build` output (its bertl14_build.json)."""
-        return cls(info["qemu_machine"], info["files"]["elf"], flags, **kw)
+        return cls(build_machine(info), info["files"]["elf"], flags, **kw)
 
     def start(self, settle: float = 0.0) -> "QemuSerial":
         """Start QEMU and connect (after `settle` seconds, to let QEMU bind or fail to)."""

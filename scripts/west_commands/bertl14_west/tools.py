@@ -13,17 +13,24 @@ INSTALL = {
     "gcc": "sudo apt-get install gcc",
     "cmake": "sudo apt-get install cmake (or pip install cmake)",
     "qemu-system-arm": "sudo apt-get install qemu-system-arm",
+    "qemu-system-riscv32": "sudo apt-get install qemu-system-misc",
+    "riscv64-unknown-elf-gcc": "sudo apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf",
+    "riscv64-unknown-elf-objcopy": "sudo apt-get install binutils-riscv64-unknown-elf",
     "openocd": "sudo apt-get install openocd",
     "pyocd": "pip install pyocd",
     "st-flash": "sudo apt-get install stlink-tools",
 }
 
 
+def install_hint(tool: str) -> str:
+    """How to install a program (the Debian command)."""
+    return INSTALL.get(tool, f"install {tool}")
+
+
 def require(tool: str, why: str = "") -> str:
     path = shutil.which(tool)
     if not path:
-        hint = INSTALL.get(tool, f"install {tool}")
-        raise BuildError(f"{tool} not found{' (' + why + ')' if why else ''}: install it with `{hint}`")
+        raise BuildError(f"{tool} not found{' (' + why + ')' if why else ''}: install it with `{install_hint(tool)}`")
     return path
 
 
