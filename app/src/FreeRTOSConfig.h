@@ -54,6 +54,15 @@
 #define configKERNEL_INTERRUPT_PRIORITY      (configLIBRARY_LOWEST_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY (configLIBRARY_MAX_SYSCALL_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 
+/* Armv8-M ports (ARM_CM33_NTZ): each task keeps its FPU context; no MPU regions of FreeRTOS's own; no TrustZone: the
+ * kernel and every task run in the Secure state the core boots in (the image never enters the Non-secure state). */
+#if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+#define configENABLE_FPU                        1
+#define configENABLE_MPU                        0
+#define configENABLE_TRUSTZONE                  0
+#define configRUN_FREERTOS_SECURE_ONLY          1
+#endif
+
 /* A failed assertion is a fatal error: `fatal: assert <file>:<line>` with the fault registers, then a reset
  * (platform_fatal, platform/cortex_m/fault.c). */
 #ifndef __ASSEMBLER__

@@ -9,6 +9,7 @@
 #include "bertl14_config.h"
 #include "console.h"
 #include "platform.h"
+#include "platform_config.h"
 
 #if defined(CONFIG_APP_RTOS_FREERTOS)
 #include "FreeRTOS.h"
@@ -123,9 +124,11 @@ static void intent_unlock(void) {}
 #endif
 
 /* ---- counting ---------------------------------------------------------------------------------- */
-#if defined(BOARD_MPS2_AN500) || defined(BOARD_MPS2_AN386)
-/* QEMU has no DWT: the 25 MHz CMSDK timer advances once every 40 instructions under -icount shift=0. */
-static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks * 40u; }
+#if defined(PLATFORM_ICOUNT_NS_PER_TICK)
+/* The QEMU boards have no cycle counter: platform_cycles() is a timer of PLATFORM_ICOUNT_NS_PER_TICK ns a tick (the
+ * MPS2 CMSDK timer: 40 ns at 25 MHz), which under -icount shift=0 (one instruction a nanosecond) advances once every
+ * that many instructions. */
+static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks * PLATFORM_ICOUNT_NS_PER_TICK; }
 const char *intent_cycles_unit(void) { return "qemu_icount_instructions"; }
 #elif defined(BOARD_HOST)
 static uint32_t ticks_to_cycles(uint32_t ticks) { return ticks; }

@@ -1,8 +1,8 @@
 /*
- * Faults you can see, on every Cortex-M board (Armv7-M: mps2_an500, mps2_an386, nucleo_h743zi).
+ * Faults you can see, on every Cortex-M board (Armv7-M: mps2_an500, mps2_an386, nucleo_h743zi; Armv8-M: mps2_an505).
  *
  * HardFault, MemManage, BusFault and UsageFault (the last three enabled by fault_init, so each is reported under
- * its own name) and platform_fatal() -- which configASSERT, the FreeRTOS stack-overflow and malloc-failed hooks
+ * its own name; on Armv8-M also SecureFault) and platform_fatal() -- which configASSERT, the FreeRTOS stack-overflow and malloc-failed hooks
  * and the platform layers call -- end in one report on the console, written polled with interrupts masked:
  *
  *   fatal: <what> pc=0x........ lr=0x........ sp=0x........ cfsr=0x........ hfsr=0x........ mmfar=0x........ bfar=0x........
@@ -16,7 +16,8 @@
  * bit 15 is; docs/serial-protocol.md "Faults").
  *
  * The main stack starts its region (cmake/linker/cortex_m.ld) above a 256-byte guard that fault_init makes
- * inaccessible with the MPU, so an overflowing main stack faults (MemManage) at its first push past the end instead
+ * inaccessible with the MPU (on Armv8-M, whose MPU has no "no access" permission: read-only, so a push faults just
+ * the same), so an overflowing main stack faults (MemManage) at its first push past the end instead
  * of overwriting anything (a function with more than 256 bytes of locals could step over the guard; on
  * nucleo_h743zi the memory below DTCM is reserved and faults too). The fault handlers take their own stack before
  * anything else (app_fault_stack below) and drop the faulting context's lazily stacked floating-point state, so that
@@ -37,19 +38,26 @@
 #define SCB_HFSR (*(volatile uint32_t *)0xE000ED2Cu)
 #define SCB_MMFAR (*(volatile uint32_t *)0xE000ED34u)
 #define SCB_BFAR (*(volatile uint32_t *)0xE000ED38u)
+#if __ARM_ARCH >= 8
+#define SHCSR_FAULTS_ENABLE ((1u << 16) | (1u << 17) | (1u << 18) | (1u << 19)) /* ... and SecureFault */
+#else
 #define SHCSR_FAULTS_ENABLE ((1u << 16) | (1u << 17) | (1u << 18)) /* MemManage, BusFault, UsageFault */
+#endif
 #define CCR_BFHFNMIGN (1u << 8)   /* loads at priority -1 ignore bus faults (reading a frame that is not there) */
 #define CFSR_STACKING_FAILED ((1u << 4) | (1u << 12)) /* MSTKERR, STKERR */
 #define AIRCR_SYSRESETREQ (0x05FA0000u | (1u << 2))
 
-/* Memory Protection Unit, PMSAv7 (Armv7-M ARM, B3.5) */
+/* Memory Protection Unit: PMSAv7 (Armv7-M ARM, B3.5), PMSAv8 (Armv8-M ARM, B3.5; the Secure MPU when the core runs
+ * Secure) */
 #define MPU_TYPE (*(volatile uint32_t *)0xE000ED90u)
 #define MPU_CTRL (*(volatile uint32_t *)0xE000ED94u)
 #define MPU_RNR (*(volatile uint32_t *)0xE000ED98u)
 #define MPU_RBAR (*(volatile uint32_t *)0xE000ED9Cu)
-#define MPU_RASR (*(volatile uint32_t *)0xE000EDA0u)
+#define MPU_RASR (*(volatile uint32_t *)0xE000EDA0u) /* PMSAv8: MPU_RLAR, same address */
 #define MPU_CTRL_ENABLE_PRIVDEFENA ((1u << 0) | (1u << 2)) /* on; elsewhere the default memory map */
 #define MPU_RASR_NO_ACCESS ((1u << 28) | (0u << 24) | 1u) /* XN, no access, on; SIZE (bits 5:1) = log2(bytes) - 1 */
+#define MPU_RBAR_V8_RO_XN ((2u << 1) | 1u) /* AP = read-only (privileged), XN; base in bits 31:5 */
+#define MPU_RLAR_V8_ENABLE 1u              /* on, attribute index 0; limit (inclusive) in bits 31:5 */
 
 /* From the linker script: RAM the stacked frame may be read from (the board's regions); the main stack's guard,
  * [__stack_guard__, _sstack), a power of two in size and aligned to it. */
@@ -65,10 +73,15 @@ void fault_init(void)
 {
     SCB_SHCSR |= SHCSR_FAULTS_ENABLE;
     if ((MPU_TYPE >> 8) & 0xFFu) { /* MPU region 0: the guard below the main stack, no access */
-        const uint32_t bytes = (uint32_t)((uintptr_t)&_sstack - (uintptr_t)&__stack_guard__);
         MPU_RNR = 0u;
+#if __ARM_ARCH >= 8
+        MPU_RBAR = (uint32_t)(uintptr_t)&__stack_guard__ | MPU_RBAR_V8_RO_XN;
+        MPU_RASR = (((uint32_t)(uintptr_t)&_sstack - 1u) & ~0x1Fu) | MPU_RLAR_V8_ENABLE;
+#else
+        const uint32_t bytes = (uint32_t)((uintptr_t)&_sstack - (uintptr_t)&__stack_guard__);
         MPU_RBAR = (uint32_t)(uintptr_t)&__stack_guard__;
         MPU_RASR = MPU_RASR_NO_ACCESS | ((30u - (uint32_t)__builtin_clz(bytes)) << 1);
+#endif
         MPU_CTRL = MPU_CTRL_ENABLE_PRIVDEFENA;
         __asm volatile("dsb\n\tisb" ::: "memory");
     }
@@ -169,11 +182,11 @@ void platform_fatal(const char *what, int line)
  * EXC_RETURN bit 2), ipsr = the exception number. */
 void __attribute__((used, noreturn)) fault_entry(const uint32_t *frame, uint32_t ipsr)
 {
-    static const char *const names[7] = {"exception", "exception", "exception", "HardFault", "MemManage",
-                                         "BusFault", "UsageFault"};
+    static const char *const names[8] = {"exception", "exception", "exception", "HardFault", "MemManage",
+                                         "BusFault", "UsageFault", "SecureFault"};
     SCB_CCR |= CCR_BFHFNMIGN;
     __asm volatile("dsb\n\tisb" ::: "memory");
-    report(names[ipsr < 7u ? ipsr : 0u], 0, frame, 0u, 0u, (uint32_t)(uintptr_t)frame);
+    report(names[ipsr < 8u ? ipsr : 0u], 0, frame, 0u, 0u, (uint32_t)(uintptr_t)frame);
 }
 
 /* FPCCR.LSPACT cleared: the floating-point registers of the faulting context are never written to its stack (it is
@@ -205,3 +218,6 @@ FAULT_HANDLER(HardFault_Handler)
 FAULT_HANDLER(MemManage_Handler)
 FAULT_HANDLER(BusFault_Handler)
 FAULT_HANDLER(UsageFault_Handler)
+#if __ARM_ARCH >= 8
+FAULT_HANDLER(SecureFault_Handler)
+#endif

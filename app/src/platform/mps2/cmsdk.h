@@ -1,15 +1,14 @@
 /*
- * Minimal register definitions for the QEMU MPS2 boards (AN500 Cortex-M7, AN386 Cortex-M4), so the
- * board builds with no module. Addresses and interrupt numbers from QEMU's hw/arm/mps2.c:
- *   CMSDK APB UART0 at 0x40004000, RX interrupt IRQ 0, TX interrupt IRQ 1
- *   (UART0-2 overflow interrupts are ORed onto IRQ 12); system clock 25 MHz.
+ * Minimal register definitions for the QEMU MPS2 boards (AN500 Cortex-M7, AN386 Cortex-M4, AN505 Cortex-M33), so
+ * the board builds with no module. Where UART0 and TIMER0 are, UART0's RX interrupt and the system clock of the
+ * board being built: platform_config.h.
  */
 #ifndef MPS2_CMSDK_H
 #define MPS2_CMSDK_H
 
 #include <stdint.h>
 
-#define MPS2_SYSCLK_HZ 25000000u
+#include "platform_config.h"
 
 typedef struct {
     volatile uint32_t DATA;      /* 0x00 RX/TX data */
@@ -19,8 +18,8 @@ typedef struct {
     volatile uint32_t BAUDDIV;   /* 0x10 baud divider (>= 16) */
 } cmsdk_uart_t;
 
-#define CMSDK_UART0 ((cmsdk_uart_t *)0x40004000u)
-#define CMSDK_UART0_RX_IRQn 0
+#define CMSDK_UART0 ((cmsdk_uart_t *)MPS2_UART0_BASE)
+#define CMSDK_UART0_RX_IRQn MPS2_UART0_RX_IRQn
 
 #define CMSDK_UART_STATE_TXFULL   (1u << 0)
 #define CMSDK_UART_STATE_RXFULL   (1u << 1)
@@ -37,12 +36,12 @@ typedef struct {
     volatile uint32_t INTSTATUS; /* 0x0C */
 } cmsdk_timer_t;
 
-#define CMSDK_TIMER0 ((cmsdk_timer_t *)0x40000000u) /* IRQ 8 (unused: free-running) */
+#define CMSDK_TIMER0 ((cmsdk_timer_t *)MPS2_TIMER0_BASE) /* its interrupt unused: free-running */
 
-/* Armv7-M system control space. */
+/* System control space (the same addresses on Armv7-M and Armv8-M). */
 #define SCB_CPACR     (*(volatile uint32_t *)0xE000ED88u) /* coprocessor access (FPU: CP10/CP11) */
 #define SCB_VTOR      (*(volatile uint32_t *)0xE000ED08u)
-#define NVIC_ISER0    (*(volatile uint32_t *)0xE000E100u)
+#define NVIC_ISER     ((volatile uint32_t *)0xE000E100u)   /* one bit an interrupt, 32 a word */
 #define NVIC_IPR_BYTE ((volatile uint8_t *)0xE000E400u)
 
 #endif /* MPS2_CMSDK_H */

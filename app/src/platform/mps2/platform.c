@@ -14,7 +14,11 @@
 /* Same priority rule as FreeRTOSConfig.h: RX interrupt less urgent than the syscall ceiling (5). */
 #define UART_RX_PRIORITY (6u << (8 - 3))
 
+#if MPS2_SYSCLK_HZ == 20000000u
+const char platform_cycles_unit[] = "timer_20mhz";
+#else
 const char platform_cycles_unit[] = "timer_25mhz";
+#endif
 
 void platform_init(void)
 {
@@ -25,7 +29,7 @@ void platform_init(void)
     CMSDK_UART0->BAUDDIV = MPS2_SYSCLK_HZ / CONFIG_APP_UART_BAUDRATE;
     CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN | CMSDK_UART_CTRL_RXINTEN;
     NVIC_IPR_BYTE[CMSDK_UART0_RX_IRQn] = (uint8_t)UART_RX_PRIORITY;
-    NVIC_ISER0 = 1u << CMSDK_UART0_RX_IRQn;
+    NVIC_ISER[CMSDK_UART0_RX_IRQn / 32] = 1u << (CMSDK_UART0_RX_IRQn % 32);
 }
 
 uint32_t platform_cycles(void)
