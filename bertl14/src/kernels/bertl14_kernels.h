@@ -3,7 +3,12 @@
  * @brief Internal kernels of bertl14 (one op a file, bertl14_<op>_<type>.c) and the integer
  *        primitives of docs/numerics.md. Every kernel has a portable C body and, when
  *        BERTL14_USE_DSP is defined, a body written with ACLE DSP intrinsics (emulated in C on
- *        hosts without them). Both bodies compute the same bits.
+ *        hosts without them). The ops that gain from vectors (linear, attention scores and context,
+ *        softmax, GELU, LayerNorm and the residual, row quantization) also have a Helium body, used
+ *        when BERTL14_USE_MVE is defined (Cortex-M55 and other cores with the M-profile Vector
+ *        Extension; bertl14_mve.h): it sits in the op's own file under #if defined(BERTL14_USE_MVE),
+ *        before the DSP body, which it replaces; the other ops keep their DSP body (an MVE build
+ *        defines both). Every body computes the same bits.
  */
 #ifndef BERTL14_KERNELS_H
 #define BERTL14_KERNELS_H

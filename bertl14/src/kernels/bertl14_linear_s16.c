@@ -3,9 +3,15 @@
  * (bertl14_kernels.h): the four channels 4c..4c+3 of every token of the block sit next to each
  * other, so the DSP body walks ONE activation pointer with double-word loads and reuses each pair of
  * weights for four tokens (SMLAD: two MACs an instruction); each weight row streams from flash once
- * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical). */
+ * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical).
+ * The Helium body (BERTL14_USE_MVE) takes eight weights a vector and gathers the same eight channels of each token
+ * of the block (two chunks, one word-gather), so one VMLADAVA does eight MACs; the block's requantization is one
+ * vector of its tokens. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#if defined(BERTL14_USE_MVE)
+#include "bertl14_mve.h"
+#endif
 
 static inline int32_t ld_bias(const int32_t *b, uint32_t o)
 {
@@ -37,7 +43,7 @@ static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32
     return y_stride ? t * y_stride + o : bertl14_block_index(t, o, tokens, out);
 }
 
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
 /* Blocks of exactly four tokens (the encoder's case): the chunks of the four tokens are contiguous,
  * so one activation pointer walks the block with post-incremented LDRD; per chunk of four
@@ -134,6 +140,116 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
 #endif
 #endif
 
+#if defined(BERTL14_USE_MVE)
+/* The nb (1..4, a compile-time constant in each copy) dot products of one weight row: eight weights (one VLDRH)
+ * against the same eight channels of each token, chunks 2j and 2j+1, which are 4 * nb values apart in the block
+ * layout: one gather of four words (VLDRW) at word offsets off[t] = {2t, 2t + 1, 2nb + 2t, 2nb + 2t + 1} from the
+ * pair's start, one VMLADAVA. A last single chunk (in % 8 == 4) is the same with the upper lanes predicated off.
+ * Returns the nb sums as the lanes of one vector (0 beyond nb). */
+static inline __attribute__((always_inline)) int32x4_t dot_mve(const int16_t *w, const int32_t *px, uint32_t pairs,
+                                                              uint32_t nb, int single, const uint32x4_t off[4])
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const uint32_t pair_words = 4u * nb;
+    for (uint32_t j = 0; j < pairs; j++, w += 8, px += pair_words) {
+        const int16x8_t wv = vldrhq_s16(w);
+        a0 = vmladavaq_s16(a0, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[0])));
+        if (nb > 1u) {
+            a1 = vmladavaq_s16(a1, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[1])));
+        }
+        if (nb > 2u) {
+            a2 = vmladavaq_s16(a2, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[2])));
+        }
+        if (nb > 3u) {
+            a3 = vmladavaq_s16(a3, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[3])));
+        }
+    }
+    if (single) {
+        const mve_pred16_t p = vctp32q(2);
+        const int16x8_t wv = vldrhq_z_s16(w, vctp16q(4));
+        a0 = vmladavaq_s16(a0, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[0], p)));
+        if (nb > 1u) {
+            a1 = vmladavaq_s16(a1, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[1], p)));
+        }
+        if (nb > 2u) {
+            a2 = vmladavaq_s16(a2, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[2], p)));
+        }
+        if (nb > 3u) {
+            a3 = vmladavaq_s16(a3, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[3], p)));
+        }
+    }
+    return bertl14_lanes_mve(a0, a1, a2, a3);
+}
+
+/* A block of nb (1..4) tokens, whole chunks, x 4-byte aligned. Per output channel: the nb dot products, then their
+ * requantization as one vector of nb lanes: with shift >= 33 and s * M < 2^31 (the DSP body's fast case) the high
+ * word of acc * s * M (VMULH) plus 2^(sh-1), shifted right by sh = shift - 32, QADD of the bias, saturated to 16
+ * bits (VQMOVNB) where the output is int16, and one scatter store of the nb results; otherwise the 64-bit formula.
+ * One copy a block size, so the dot products' loop has no test of nb. */
+static inline __attribute__((always_inline)) void linear_block_n(const int16_t *x, const uint32_t *x_scale,
+                                                                 uint32_t nb, uint32_t in, const int16_t *w,
+                                                                 uint32_t out, const bertl14_requant_t *rq,
+                                                                 int16_t *y16, int32_t *y32, uint32_t y_stride)
+{
+    const mve_pred16_t pt = vctp32q(nb);                                     /* a lane a token */
+    const uint32x4_t sc = vldrwq_z_u32(x_scale, pt);                         /* s_t (0 beyond nb) */
+    const uint32_t smax = vmaxvq_u32(0u, sc);
+    const uint32x4_t lane = vidupq_n_u32(0u, 1);                             /* 0, 1, 2, 3 */
+    /* {0, 1, 2nb, 2nb + 1}: the two words of a chunk and of the next chunk of token 0 */
+    const uint32x4_t off0 = vaddq_u32(vandq_u32(lane, vdupq_n_u32(1u)), vmulq_n_u32(vshrq_n_u32(lane, 1), 2u * nb));
+    const uint32x4_t off[4] = {off0, vaddq_n_u32(off0, 2u), vaddq_n_u32(off0, 4u), vaddq_n_u32(off0, 6u)};
+    const uint32_t pairs = in / 8u;
+    const int single = (in & 4u) != 0u;
+    const int32_t *const xw = (const int32_t *)(const void *)x;
+    /* output element offsets of the nb results: y_stride apart (row-major), or 4 / the tail's width apart (block) */
+    const uint32_t tail_start = y_stride ? out : out & ~3u;
+    const uint32x4_t out_main = vmulq_n_u32(lane, y_stride ? y_stride : 4u);
+    const uint32x4_t out_tail = vmulq_n_u32(lane, out - (out & ~3u));
+    const int16_t *const mults = rq->mult, *const shifts = rq->shift;
+    const int32_t *const biases = rq->bias;
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        const int32x4_t acc = dot_mve(w, xw, pairs, nb, single, off);
+        const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
+        const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
+        if (shift >= 33 && shift <= 63 && smax * (uint32_t)mult < 0x80000000u) {
+            const int32_t sh = shift - 32;
+            const int32x4_t m = vreinterpretq_s32_u32(vmulq_n_u32(sc, (uint32_t)mult));
+            int32x4_t v = vshlq_r_s32(vaddq_n_s32(vmulhq_s32(acc, m), 1 << (sh - 1)), -sh);
+            v = vqaddq_n_s32(v, bias);
+            const uint32x4_t where = o < tail_start ? out_main : out_tail;
+            if (y16) {
+                /* sat16 into the low half of each lane; the store keeps the low halves */
+                const int16x8_t s16 = vqmovnbq_s32(vreinterpretq_s16_s32(v), v);
+                vstrhq_scatter_shifted_offset_p_s32(y16 + base, where, vreinterpretq_s32_s16(s16), pt);
+            } else {
+                vstrwq_scatter_shifted_offset_p_s32(y32 + base, where, v, pt);
+            }
+        } else {
+            const uint32_t step = o < tail_start ? (y_stride ? y_stride : 4u) : out - (out & ~3u);
+            int32_t a[4];
+            vstrwq_s32(a, acc);
+            for (uint32_t t = 0; t < nb; t++) {
+                store_requant(y16, y32, base + t * step, a[t], x_scale[t], mult, shift, bias);
+            }
+        }
+    }
+}
+
+static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
+                         uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
+{
+    if (nb == 4u) {
+        linear_block_n(x, x_scale, 4u, in, w, out, rq, y16, y32, y_stride);
+    } else if (nb == 3u) {
+        linear_block_n(x, x_scale, 3u, in, w, out, rq, y16, y32, y_stride);
+    } else if (nb == 2u) {
+        linear_block_n(x, x_scale, 2u, in, w, out, rq, y16, y32, y_stride);
+    } else {
+        linear_block_n(x, x_scale, 1u, in, w, out, rq, y16, y32, y_stride);
+    }
+}
+#endif
+
 #if !defined(BERTL14_USE_DSP)
 /* Portable: one token's dot product over the block layout (full chunks, then the dense tail). */
 static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t, uint32_t tokens, uint32_t in)
@@ -153,7 +269,7 @@ static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t
 }
 #endif
 
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
 /* The encoder's case: a block of 1..4 tokens, whole chunks, aligned. Per output channel: the nb
  * dot products in one pass over its weight row, then nb requantized stores. With shift >= 33
  * (every layer of the converted models we measured: 35..40) and s * M < 2^31 a store is one SMMLA,
@@ -235,7 +351,13 @@ void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t toke
                         const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
                         int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_MVE)
+    /* word gathers: 4-byte aligned activations, whole chunks (else the portable loop) */
+    if (tokens <= 4u && !((uintptr_t)x & 3u) && !(in & 3u)) {
+        linear_block(x, x_scale, tokens, in, w, out, rq, y16, y32, y_stride);
+        return;
+    }
+#elif defined(BERTL14_USE_DSP)
     /* word loads: 4-byte aligned weight rows and activations, whole chunks (else the portable loop) */
     const int dsp = !(((uintptr_t)w | (uintptr_t)x) & 3u) && !(in & 3u);
     if (dsp && tokens <= 4u) {
