@@ -1,13 +1,54 @@
 /* Attention context of one head: probabilities x values (docs/numerics.md "context"). The DSP body
  * computes the weights w_u once into the caller's scratch; when they all fit int16 it takes two keys
  * a SMLAD (PKHBT/PKHTB pair the two keys' values of one channel), else it walks the keys once per
- * tile of eight channels with the eight sums in registers (SXTB + MLA: w_u needs 17 bits). */
+ * tile of eight channels with the eight sums in registers (SXTB + MLA: w_u needs 17 bits). The Helium body
+ * (BERTL14_USE_MVE) computes the weights four a vector, then walks the keys once per tile of sixteen channels, the
+ * sixteen sums in four vectors: each key's values widened to 32 bits (VLDRB.S32) and multiplied by w_u (VMLA). */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#if defined(BERTL14_USE_MVE)
+#include "bertl14_mve.h"
+#endif
 
 void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_stride, const uint32_t *sv,
                              uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx)
 {
+#if defined(BERTL14_USE_MVE)
+    /* w_u = (p_u * sv_u + 128) >> 8, four a vector (p widened from bytes, sv gathered: sv_stride words apart) */
+    const uint32x4_t sv_off = vmulq_n_u32(vidupq_n_u32(0u, 1), sv_stride);
+    for (uint32_t u = 0; u < n; u += 4u) {
+        const mve_pred16_t pu = vctp32q(n - u);
+        const uint32x4_t pv = vldrbq_z_u32(p + u, pu);
+        const uint32x4_t s = vldrwq_gather_shifted_offset_z_u32(sv + u * sv_stride, sv_off, pu);
+        vstrwq_p_s32(w + u, vreinterpretq_s32_u32(vrshrq_n_u32(vmulq_u32(pv, s), 8)), pu);
+    }
+    uint32_t i = 0;
+    for (; i + 16u <= d; i += 16u) {                               /* sixteen channels a pass */
+        int32x4_t c0 = vdupq_n_s32(0), c1 = c0, c2 = c0, c3 = c0;
+        const int8_t *vu = v + i;
+        for (uint32_t u = 0; u < n; u++, vu += v_stride) {
+            const int32_t wu = w[u];
+            c0 = vmlaq_n_s32(c0, vldrbq_s32(vu), wu);
+            c1 = vmlaq_n_s32(c1, vldrbq_s32(vu + 4), wu);
+            c2 = vmlaq_n_s32(c2, vldrbq_s32(vu + 8), wu);
+            c3 = vmlaq_n_s32(c3, vldrbq_s32(vu + 12), wu);
+        }
+        /* ctx = sat16(rsr(c, 8)): the rounding shift (VRSHR) is exact, VQMOVNB saturates into the low halves */
+        vstrhq_s32(ctx + i, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vrshrq_n_s32(c0, 8))));
+        vstrhq_s32(ctx + i + 4, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vrshrq_n_s32(c1, 8))));
+        vstrhq_s32(ctx + i + 8, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vrshrq_n_s32(c2, 8))));
+        vstrhq_s32(ctx + i + 12, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vrshrq_n_s32(c3, 8))));
+    }
+    for (; i < d; i += 4u) {                                       /* the last 1..15 channels, four a pass */
+        const mve_pred16_t pc = vctp32q(d - i);
+        int32x4_t c = vdupq_n_s32(0);
+        const int8_t *vu = v + i;
+        for (uint32_t u = 0; u < n; u++, vu += v_stride) {
+            c = vmlaq_n_s32(c, vldrbq_z_s32(vu, pc), w[u]);
+        }
+        vstrhq_p_s32(ctx + i, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vrshrq_n_s32(c, 8))), pc);
+    }
+#else
     uint32_t wor = 0;
     for (uint32_t u = 0; u < n; u++) {
         /* p <= 255, sv < 2^17: w < 2^17; sum_u w_u * 128 < 2^25 for n <= 512 */
@@ -80,4 +121,5 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
         }
         ctx[i] = (int16_t)bertl14_sat16(bertl14_rsr32(c, 8));
     }
+#endif
 }
