@@ -1,7 +1,11 @@
 /* tanh-approximation GELU with a 257-entry tanh LUT (docs/numerics.md "GELU"):
- * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). The Helium body (BERTL14_USE_MVE) computes four values a
+ * vector with the DSP body's SMMULR steps (VRMULH) and the table's two entries by gathers. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#if defined(BERTL14_USE_MVE)
+#include "bertl14_mve.h"
+#endif
 
 static inline int32_t tanh_q12(int32_t u)
 {
@@ -55,6 +59,76 @@ static inline int32_t smooth_one(int32_t x, uint32_t ism)
 #endif
 }
 
+#if defined(BERTL14_USE_MVE)
+/* gelu_one then smooth_one of four lanes (x: int16 values widened; ism: the channels' factors). Every step is the
+ * DSP body's: SMMULR is VRMULH; |u| is clamped to 8 << 12 - 1 before the table (entries 250..256 are all 32768,
+ * the saturated value); sat16 by VQMOVNB into the low halves of the lanes, kept by the narrowing store. */
+static inline int32x4_t gelu_smooth_mve(int32x4_t x, int32x4_t ism, int32_t up)
+{
+    const int32x4_t lim = vdupq_n_s32(8 << 12);
+    const int32x4_t xc = vmaxq_s32(vminq_s32(vshlq_r_s32(x, up), lim), vnegq_s32(lim));  /* x in Q12, clamped */
+    const int32x4_t sq = vrshrq_n_s32(vmulq_s32(xc, xc), 12);                            /* <= 2^18 */
+    const int32x4_t x3 = vrmulhq_s32(vshlq_n_s32(sq, 12), vshlq_n_s32(xc, 8));           /* x^3 */
+    const int32x4_t inner = vaddq_s32(xc, vrmulhq_s32(vshlq_n_s32(x3, 9), vdupq_n_s32(2930 << 7)));
+    const int32x4_t u = vrmulhq_s32(vshlq_n_s32(inner, 14), vdupq_n_s32(52290 << 2));
+    const int32x4_t a = vminq_s32(vabsq_s32(u), vdupq_n_s32((8 << 12) - 1));           /* tanh_q12(u) */
+    const uint32x4_t i = vreinterpretq_u32_s32(vshrq_n_s32(a, 7));
+    const int32x4_t f = vandq_s32(a, vdupq_n_s32(127));
+    const int32x4_t l0 = vreinterpretq_s32_u32(vldrhq_gather_shifted_offset_u32(bertl14_tanh_lut, i));
+    const int32x4_t l1 = vreinterpretq_s32_u32(vldrhq_gather_shifted_offset_u32(bertl14_tanh_lut + 1, i));
+    const int32x4_t ta = vaddq_s32(l0, vrshrq_n_s32(vmulq_s32(vsubq_s32(l1, l0), f), 7));
+    const int32x4_t t = vpselq_s32(vnegq_s32(ta), ta, vcmpltq_n_s32(u, 0));
+    const int32x4_t g = vrshrq_n_s32(vmulq_s32(x, vaddq_n_s32(t, 32768)), 16);           /* 0.5 x (1 + t) */
+    const int32x4_t g16 = vmovlbq_s16(vqmovnbq_s32(vdupq_n_s16(0), g));                  /* sat16 */
+    return vrshrq_n_s32(vmulq_s32(g16, ism), 12);                                       /* smooth, sat16 below */
+}
+
+/* GELU then smoothing of cnt (<= 4) contiguous values with the factors ismv (lanes predicated beyond cnt) */
+static inline __attribute__((always_inline)) void gelu4_mve(int16_t *x, uint32_t cnt, int32x4_t ismv, int32_t up)
+{
+    const mve_pred16_t p = vctp32q(cnt);
+    const int32x4_t y = gelu_smooth_mve(cnt == 4u ? vldrhq_s32(x) : vldrhq_z_s32(x, p), ismv, up);
+    const int32x4_t y16 = vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), y));
+    if (cnt == 4u) {
+        vstrhq_s32(x, y16);
+    } else {
+        vstrhq_p_s32(x, y16, p);
+    }
+}
+
+void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in)
+{
+    const int32x4_t identity = vdupq_n_s32(4096);
+    const int32_t up = 12 - f_in;                                                    /* up: 0..12 */
+    uint32_t i = 0;
+    for (; i + 4u <= n; i += 4u) {
+        gelu4_mve(x + i, 4u, identity, up);
+    }
+    if (i < n) {
+        gelu4_mve(x + i, n - i, identity, up);
+    }
+}
+
+/* In memory order of the block layout: chunk c of token 0..tokens-1 (one vector each, the chunk's four factors
+ * loaded once), then each token's tail. */
+void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in)
+{
+    const int32_t up = 12 - f_in;
+    const uint32_t n4 = n & ~3u, tail = n - n4;
+    for (uint32_t c = 0; c < n4; c += 4u) {
+        const int32x4_t ismv = vreinterpretq_s32_u32(vldrhq_u32(ism + c));
+        for (uint32_t t = 0; t < tokens; t++, blk += 4) {
+            gelu4_mve(blk, 4u, ismv, up);
+        }
+    }
+    if (tail) {
+        const int32x4_t ismv = vreinterpretq_s32_u32(vldrhq_z_u32(ism + n4, vctp32q(tail)));
+        for (uint32_t t = 0; t < tokens; t++, blk += tail) {
+            gelu4_mve(blk, tail, ismv, up);
+        }
+    }
+}
+#else
 /* GELU then smoothing of cnt contiguous values; channel k's factor at ism[k * ism_step]. */
 BERTL14_NOINLINE static void gelu_span(int16_t *x, uint32_t cnt, const uint16_t *ism, uint32_t ism_step, int32_t up)
 {
@@ -83,3 +157,4 @@ void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n
         gelu_span(blk, tail, ism + n4, 1u, up);
     }
 }
+#endif
