@@ -1,8 +1,12 @@
 /* Integer LayerNorm with a 1/sqrt LUT (docs/numerics.md "Residual + LayerNorm"). The per-channel
  * steps run in 32-bit pieces (bertl14_rsr_mul: one SMULL) when a bound computed once per row proves
- * them exact; otherwise the 64-bit formulas. */
+ * them exact; otherwise the 64-bit formulas. The Helium body (BERTL14_USE_MVE) runs the row's passes (sum and
+ * extremes, squares, normalization) and the residual four channels a vector, with the same bounds. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#if defined(BERTL14_USE_MVE)
+#include "bertl14_mve.h"
+#endif
 
 /* sat32(a + b) */
 static inline int32_t add_sat32(int32_t a, int32_t b)
@@ -23,6 +27,28 @@ BERTL14_COLD static void residual_generic(int32_t *y, const int8_t *h, uint32_t 
     }
 }
 
+#if defined(BERTL14_USE_MVE)
+/* The MVE loops' bodies: `full` (a constant after inlining) four lanes, else the lanes of p. Loads of a partial
+ * vector are predicated (zero beyond), so they never read past the row. */
+#define LD(full, p, plain, pred) ((full) ? (plain) : (pred))
+
+/* residual of four channels: y = sat32(y + rsr(h * s_h * u, shift)) */
+static inline __attribute__((always_inline)) void residual4_mve(int32_t *y, const int8_t *h, uint32_t s_h,
+                                                                const uint16_t *u, int32_t shift, int full,
+                                                                mve_pred16_t p)
+{
+    const int32x4_t hs = vmulq_n_s32(LD(full, p, vldrbq_s32(h), vldrbq_z_s32(h, p)), (int32_t)s_h);
+    const uint32x4_t uv = LD(full, p, vldrhq_u32(u), vldrhq_z_u32(u, p));
+    const int32x4_t r = vqaddq_s32(LD(full, p, vldrwq_s32(y), vldrwq_z_s32(y, p)),
+                                   bertl14_rsr_mul_mve(hs, vreinterpretq_s32_u32(uv), shift));
+    if (full) {
+        vstrwq_s32(y, r);
+    } else {
+        vstrwq_p_s32(y, r, p);
+    }
+}
+#endif
+
 void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n)
 {
     if (shift < 9 || s_h >= (1u << 17)) {
@@ -30,6 +56,18 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
         return;
     }
     /* |h * s_h| < 2^24 fits int32; |h * s_h * u| < 2^40, so its rsr by >= 9 fits int32 */
+#if defined(BERTL14_USE_MVE)
+    if (shift <= 62) {
+        const uint32_t n4 = n & ~3u;
+        for (uint32_t c = 0; c < n4; c += 4u) {                /* four channels a vector */
+            residual4_mve(y + c, h + c, s_h, u + c, shift, 1, 0);
+        }
+        if (n4 < n) {                                          /* the last 1..3, lanes predicated */
+            residual4_mve(y + n4, h + n4, s_h, u + n4, shift, 0, vctp32q(n - n4));
+        }
+        return;
+    }
+#endif
     for (uint32_t c = 0; c < n; c++) {
         y[c] = add_sat32(y[c], bertl14_rsr_mul(h[c] * (int32_t)s_h, u[c], shift));
     }
@@ -60,10 +98,23 @@ static inline int32_t ld_beta(const int32_t *beta, uint32_t c)
 static int64_t sum_sq_small(const int32_t *r, uint32_t n, int32_t mu)
 {
     int64_t sq = 0;
+#if defined(BERTL14_USE_MVE)
+    const uint32_t n4 = n & ~3u;
+    for (uint32_t c = 0; c < n4; c += 4u) {                    /* VMLALDAVA: four squares into the 64-bit sum */
+        const int32x4_t dv = vsubq_n_s32(vldrwq_s32(r + c), mu);
+        sq = vmlaldavaq_s32(sq, dv, dv);
+    }
+    if (n4 < n) {                                              /* the last 1..3 (zero lanes add nothing) */
+        const mve_pred16_t p = vctp32q(n - n4);
+        const int32x4_t dv = vsubq_x_n_s32(vldrwq_z_s32(r + n4, p), mu, p);
+        sq = vmlaldavaq_p_s32(sq, dv, dv, p);
+    }
+#else
     for (uint32_t c = 0; c < n; c++) {
         const int32_t dv = r[c] - mu;
         sq += (int64_t)dv * dv;
     }
+#endif
     return sq;
 }
 
@@ -89,16 +140,59 @@ BERTL14_COLD static void normalize_generic(const int32_t *r, uint32_t n, int64_t
     }
 }
 
+#if defined(BERTL14_USE_MVE)
+/* The normalization of four channels (the scalar fast loop's steps): nc = rsr((r - mu) * g, n_shift),
+ * t = rsr(nc * gamma, g_shift) (VRSHL: the rounded shift cannot overflow, as the scalar sum cannot), y =
+ * sat16(t + clamp30(beta)). beta may be unaligned: its 16 bytes are loaded as bytes. */
+static inline __attribute__((always_inline)) void normalize4_mve(const int32_t *r, int32_t mu, int32_t g,
+                                                                 int32_t n_shift, const int16_t *gamma,
+                                                                 const int32_t *beta, int32_t g_shift, int16_t *y,
+                                                                 uint32_t cnt)
+{
+    const int full = cnt == 4u;
+    const mve_pred16_t p = vctp32q(cnt);
+    const int32x4_t dv = vsubq_n_s32(LD(full, p, vldrwq_s32(r), vldrwq_z_s32(r, p)), mu);
+    const int32x4_t nc = bertl14_rsr_mul_mve(dv, vdupq_n_s32(g), n_shift);
+    const int32x4_t t = vrshlq_n_s32(vmulq_s32(nc, LD(full, p, vldrhq_s32(gamma), vldrhq_z_s32(gamma, p))), -g_shift);
+    const int8_t *const b8 = (const int8_t *)(const void *)beta;
+    const int32x4_t b = vreinterpretq_s32_s8(LD(full, p, vldrbq_s8(b8), vldrbq_z_s8(b8, vctp8q(4u * cnt))));
+    const int32x4_t bc = vmaxq_s32(vminq_s32(b, vdupq_n_s32((1 << 30) - 1)), vdupq_n_s32(-(1 << 30)));
+    const int32x4_t y16 = vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), vaddq_s32(t, bc)));   /* sat16 */
+    if (full) {
+        vstrhq_s32(y, y16);
+    } else {
+        vstrhq_p_s32(y, y16, p);
+    }
+}
+#endif
+
 void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const int16_t *gamma,
                            const int32_t *beta, int32_t g_shift, int16_t *y)
 {
     int64_t sum = 0;
     int32_t lo = 0, hi = 0;
+#if defined(BERTL14_USE_MVE)
+    const uint32_t n4 = n & ~3u;
+    for (uint32_t c = 0; c < n4; c += 4u) {                    /* VADDLVA (64-bit sum), VMINV, VMAXV */
+        const int32x4_t v = vldrwq_s32(r + c);
+        sum = vaddlvaq_s32(sum, v);
+        lo = vminvq_s32(lo, v);
+        hi = vmaxvq_s32(hi, v);
+    }
+    if (n4 < n) {
+        const mve_pred16_t p = vctp32q(n - n4);
+        const int32x4_t v = vldrwq_z_s32(r + n4, p);
+        sum = vaddlvaq_p_s32(sum, v, p);
+        lo = vminvq_p_s32(lo, v, p);
+        hi = vmaxvq_p_s32(hi, v, p);
+    }
+#else
     for (uint32_t c = 0; c < n; c++) {
         sum += r[c];
         lo = r[c] < lo ? r[c] : lo;
         hi = r[c] > hi ? r[c] : hi;
     }
+#endif
     const int64_t mu = bertl14_div_round(sum, (int64_t)n);                 /* mean */
     const int64_t dmax = hi - mu > mu - lo ? hi - mu : mu - lo;             /* >= every |r_c - mu| */
     /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL; n * dmax^2 < 2^63:
@@ -122,6 +216,19 @@ void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const in
         if (n_shift >= 1 && g_shift >= 2 && g_shift <= 30 &&
             nmax * 32768 + ((int64_t)1 << (g_shift - 1)) < ((int64_t)1 << 31)) {
             const int32_t mu32 = (int32_t)mu;
+#if defined(BERTL14_USE_MVE)
+            if (n_shift <= 62) {
+                const uint32_t n4 = n & ~3u;
+                for (uint32_t c = 0; c < n4; c += 4u) {
+                    normalize4_mve(r + c, mu32, (int32_t)g, n_shift, gamma + c, beta + c, g_shift, y + c, 4u);
+                }
+                if (n4 < n) {
+                    normalize4_mve(r + n4, mu32, (int32_t)g, n_shift, gamma + n4, beta + n4, g_shift, y + n4,
+                                   n - n4);
+                }
+                return;
+            }
+#endif
             for (uint32_t c = 0; c < n; c++) {
                 const int32_t nc = bertl14_rsr_mul(r[c] - mu32, (int32_t)g, n_shift); /* (r - mu) / sigma, Q12 */
                 const int32_t b = ld_beta(beta, c);
