@@ -1,10 +1,24 @@
-/* Dynamic row quantization to INT8 (docs/numerics.md "Row quantization"). */
+/* Dynamic row quantization to INT8 (docs/numerics.md "Row quantization"). The Helium body (BERTL14_USE_MVE)
+ * takes max |x| eight values a VMAXAV and quantizes four a vector (the DSP body's SMMULR is VRMULH). */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#if defined(BERTL14_USE_MVE)
+#include "bertl14_mve.h"
+#endif
 
 /* max |x_i| of n int16 values (32768 for -32768). */
 static int32_t max_abs_s16(const int16_t *x, uint32_t n)
 {
+#if defined(BERTL14_USE_MVE)
+    uint32_t m = 0, i = 0;                                     /* VMAXAV: |x| as unsigned, so |-32768| = 32768 */
+    for (; i + 8u <= n; i += 8u) {
+        m = vmaxavq_s16((uint16_t)m, vldrhq_s16(x + i));
+    }
+    if (i < n) {
+        m = vmaxavq_p_s16((uint16_t)m, vldrhq_z_s16(x + i, vctp16q(n - i)), vctp16q(n - i));
+    }
+    return (int32_t)m;
+#else
     int32_t hi = 0, lo = 0;
     uint32_t i = 0;
 #if defined(BERTL14_USE_DSP)
@@ -25,6 +39,7 @@ static int32_t max_abs_s16(const int16_t *x, uint32_t n)
         lo = x[i] < lo ? x[i] : lo;
     }
     return hi > -lo ? hi : -lo;
+#endif
 }
 
 static inline uint32_t scale_of(int32_t m)
@@ -61,6 +76,34 @@ static inline int32_t quantize_one(int32_t x, int32_t inv)
 #endif
 }
 
+#if defined(BERTL14_USE_MVE)
+/* quantize_one of cnt (1..4) values: sat8(VRMULH(x * 2^8, inv)), as the DSP body's SMMULR */
+static inline __attribute__((always_inline)) int32x4_t quantize4_mve(const int16_t *x, int32_t inv, uint32_t cnt)
+{
+    const int32x4_t v = cnt == 4u ? vldrhq_s32(x) : vldrhq_z_s32(x, vctp32q(cnt));
+    const int32x4_t q = vrmulhq_s32(vshlq_n_s32(v, 8), vdupq_n_s32(inv));
+    return vmaxq_s32(vminq_s32(q, vdupq_n_s32(127)), vdupq_n_s32(-128));
+}
+
+static inline __attribute__((always_inline)) void store16_mve(int16_t *p, int32x4_t q, uint32_t cnt)
+{
+    if (cnt == 4u) {
+        vstrhq_s32(p, q);
+    } else {
+        vstrhq_p_s32(p, q, vctp32q(cnt));
+    }
+}
+
+static inline __attribute__((always_inline)) void store8_mve(int8_t *p, int32x4_t q, uint32_t cnt)
+{
+    if (cnt == 4u) {
+        vstrbq_s32(p, q);
+    } else {
+        vstrbq_p_s32(p, q, vctp32q(cnt));
+    }
+}
+#endif
+
 uint32_t bertl14_quantize_row_s8(const int16_t *x, uint32_t n, int8_t *q8, int16_t *q16)
 {
     return bertl14_quantize_row_block_s8(x, n, q8, q16, 0, 1);
@@ -73,6 +116,29 @@ uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8,
 {
     const uint32_t s = bertl14_row_scale_s16(x, n);
     const int32_t inv = inv_scale(s);
+#if defined(BERTL14_USE_MVE)
+    const uint32_t n4 = n & ~3u;
+    int16_t *p = blk ? blk + 4u * t : NULL;
+    for (uint32_t i = 0; i < n4; i += 4u) {                    /* four values (one chunk of the block) a vector */
+        const int32x4_t q = quantize4_mve(x + i, inv, 4u);
+        if (q8) {
+            store8_mve(q8 + i, q, 4u);
+        }
+        if (p) {
+            store16_mve(p, q, 4u);
+            p += 4u * tokens;
+        }
+    }
+    if (n4 < n) {                                              /* the tail: dense after the block's chunks */
+        const int32x4_t q = quantize4_mve(x + n4, inv, n - n4);
+        if (q8) {
+            store8_mve(q8 + n4, q, n - n4);
+        }
+        if (blk) {
+            store16_mve(blk + n4 * tokens + t * (n - n4), q, n - n4);
+        }
+    }
+#else
     if (q8) {
         for (uint32_t i = 0; i < n; i++) {
             q8[i] = (int8_t)quantize_one(x[i], inv);
@@ -92,6 +158,7 @@ uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8,
             *p++ = (int16_t)quantize_one(x[i], inv);
         }
     }
+#endif
     return s;
 }
 
@@ -99,6 +166,24 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
 {
     const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
     int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
+#if defined(BERTL14_USE_MVE)
+    uint32_t mm = 0;
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {   /* max |x| of the token's chunks */
+        mm = vmaxavq_s32(mm, vldrhq_s32(p));
+    }
+    if (tail) {
+        mm = vmaxavq_p_s32(mm, vldrhq_z_s32(rest, vctp32q(tail)), vctp32q(tail));
+    }
+    const uint32_t sc = scale_of((int32_t)mm);
+    const int32_t iv = inv_scale(sc);
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {
+        store16_mve(p, quantize4_mve(p, iv, 4u), 4u);
+    }
+    if (tail) {
+        store16_mve(rest, quantize4_mve(rest, iv, tail), tail);
+    }
+    return sc;
+#else
     int32_t m = max_abs_s16(rest, tail);
     for (uint32_t i = 0; i < n4; i += 4u) {                      /* max |x| of the token's values */
         const int32_t a = max_abs_s16(first + i * tokens, 4u);
@@ -116,6 +201,7 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
         rest[i] = (int16_t)quantize_one(rest[i], inv);
     }
     return s;
+#endif
 }
 
 void bertl14_widen_s8_s16(const int8_t *x, uint32_t count, int16_t *y)
@@ -130,7 +216,9 @@ void bertl14_widen_block_s8_s16(const int8_t *rows, uint32_t tokens, uint32_t n,
     const uint32_t n4 = n & ~3u, tail = n - n4;
     for (uint32_t c = 0; c < n4; c += 4) {                       /* chunk c of every token, in order */
         for (uint32_t t = 0; t < tokens; t++, blk += 4) {
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_MVE)
+            vstrhq_s32(blk, vldrbq_s32(rows + t * n + c));   /* four bytes widened, four halfwords stored */
+#elif defined(BERTL14_USE_DSP)
             const uint32_t w = bertl14_ld32(rows + t * n + c);
             const uint32_t even = bertl14_sxtb16(w), odd = bertl14_sxtb16(bertl14_ror8(w));   /* (x0, x2), (x1, x3) */
             const uint32_t lo = (even & 0xFFFFu) | (odd << 16), hi = (even >> 16) | (odd & 0xFFFF0000u);
