@@ -115,16 +115,21 @@ static uint32_t stack_used(void)
 {
     return CONFIG_APP_TASK_STACK_SIZE - (uint32_t)uxTaskGetStackHighWaterMark(NULL) * sizeof(StackType_t);
 }
-#elif defined(__arm__)
-/* Bare metal: the main stack (MSP, also used by interrupts) spans [_sstack, _estack). Paint what is
- * below the current frame at start-up; the lowest overwritten word is the high-water mark. */
+#elif defined(__arm__) || defined(__riscv)
+/* Bare metal: the main stack (MSP, also used by interrupts; on RISC-V main's stack, the trap handler has its own)
+ * spans [_sstack, _estack). Paint what is below the current frame at start-up; the lowest overwritten word is the
+ * high-water mark. */
 extern uint32_t _sstack, _estack;
 #define STACK_PAINT 0xC0FFEE11u
 static uint32_t stack_size(void) { return (uint32_t)((uintptr_t)&_estack - (uintptr_t)&_sstack); }
 static void stack_paint(void)
 {
     uint32_t *p = &_sstack, *sp;
+#if defined(__riscv)
+    __asm volatile("mv %0, sp" : "=r"(sp));
+#else
     __asm volatile("mov %0, sp" : "=r"(sp));
+#endif
     while (p < sp - 32) {
         *p++ = STACK_PAINT;
     }
