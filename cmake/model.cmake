@@ -3,7 +3,7 @@
 # An application that runs inference sets BERTL14_APP_USES_MODEL ON and calls this. The build runs
 #   bertl14 convert --model <CONFIG_BERTL14_MODEL_DIR> --out <build>/generated/model
 #                   --max-seq-len <CONFIG_BERTL14_MAX_SEQ_LEN> --prune-heads <CONFIG_BERTL14_PRUNE_HEADS>
-#                   --embedding int8|int4 --target-arch cortex-m7|cortex-m4|host --board <BOARD>
+#                   --embedding int8|int4 --target-arch <CONFIG_BOARD_TARGET_ARCH> --board <BOARD>
 # whenever .config or the model folder changes, so .config stays the single source of truth (--board: a model
 # whose data or work buffer cannot fit the board's memory stops the build here, with the numbers); then
 # adds the generated bertl14_weights.c / bertl14_vocab.c and links the `bertl14` library target
@@ -77,11 +77,16 @@ function(bertl14_add_model target)
                                    ${_out}/bertl14_label_slots.c)
   target_include_directories(${target} PRIVATE ${_out})
   if(NOT TARGET bertl14)
-    # bertl14/CMakeLists.txt's option, from Kconfig (the DSP kernels are bit-identical to the C ones)
+    # bertl14/CMakeLists.txt's options, from Kconfig (the DSP and Helium kernels are bit-identical to the C ones)
     if(CONFIG_BERTL14_USE_DSP)
       set(BERTL14_USE_DSP ON)
     else()
       set(BERTL14_USE_DSP OFF)
+    endif()
+    if(CONFIG_BERTL14_USE_MVE)
+      set(BERTL14_USE_MVE ON)
+    else()
+      set(BERTL14_USE_MVE OFF)
     endif()
     add_subdirectory(${BERTL14_ROOT}/bertl14 ${CMAKE_BINARY_DIR}/bertl14)
   endif()

@@ -54,13 +54,18 @@
 #define configKERNEL_INTERRUPT_PRIORITY      (configLIBRARY_LOWEST_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY (configLIBRARY_MAX_SYSCALL_INTERRUPT_PRIORITY << (8 - PLATFORM_NVIC_PRIO_BITS))
 
-/* Armv8-M ports (ARM_CM33_NTZ): each task keeps its FPU context; no MPU regions of FreeRTOS's own; no TrustZone: the
+/* Armv8-M ports (ARM_CM33_NTZ, ARM_CM55_NTZ): each task keeps its FPU context; no MPU regions of FreeRTOS's own; no TrustZone: the
  * kernel and every task run in the Secure state the core boots in (the image never enters the Non-secure state). */
 #if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
 #define configENABLE_FPU                        1
 #define configENABLE_MPU                        0
 #define configENABLE_TRUSTZONE                  0
 #define configRUN_FREERTOS_SECURE_ONLY          1
+#if defined(__ARM_FEATURE_MVE)
+#define configENABLE_MVE                        1   /* ARM_CM55_NTZ: each task keeps its Helium (MVE) context */
+#else
+#define configENABLE_MVE                        0
+#endif
 #endif
 
 /* A failed assertion is a fatal error: `fatal: assert <file>:<line>` with the fault registers, then a reset

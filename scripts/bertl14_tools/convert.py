@@ -26,7 +26,7 @@ from .errors import UserError
 from .floatmodel import FloatModel
 
 FORMAT_NAME = "bertl14-model-folder"
-TARGET_ARCHS = ("cortex-m7", "cortex-m4", "cortex-m33", "riscv32", "host")
+TARGET_ARCHS = ("cortex-m7", "cortex-m4", "cortex-m33", "cortex-m55", "riscv32", "host")
 MAX_CALIBRATION_SENTENCES = 256
 GENERATED_CALIBRATION_SENTENCES = 64
 TEMPLATES = Path(__file__).parent / "templates"

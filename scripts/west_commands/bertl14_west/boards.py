@@ -130,6 +130,8 @@ def linker_memory_script(board: Board) -> str:
     lines.append("}")
     if "DTCM" not in names:  # the work buffer section goes to DTCM; boards without one keep it in RAM
         lines.append('REGION_ALIAS("DTCM", RAM);')
+    if "VECTORS" not in names and "FLASH" in names:  # the vector table: the start of FLASH unless the board boots elsewhere
+        lines.append('REGION_ALIAS("VECTORS", FLASH);')
     return "\n".join(lines) + "\n"
 
 

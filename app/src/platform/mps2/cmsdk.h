@@ -38,6 +38,12 @@ typedef struct {
 
 #define CMSDK_TIMER0 ((cmsdk_timer_t *)MPS2_TIMER0_BASE) /* its interrupt unused: free-running */
 
+#if defined(MPS2_FPGAIO_BASE)
+/* FPGA I/O block (MPS3 AN547): COUNTER, a 32-bit up-counter that advances when the prescaler counter reaches 0 --
+ * at every prescaler clock tick with PRESCALE at its reset value 0 */
+#define MPS2_FPGAIO_COUNTER (*(volatile uint32_t *)(MPS2_FPGAIO_BASE + 0x18u))
+#endif
+
 /* System control space (the same addresses on Armv7-M and Armv8-M). */
 #define SCB_CPACR     (*(volatile uint32_t *)0xE000ED88u) /* coprocessor access (FPU: CP10/CP11) */
 #define SCB_VTOR      (*(volatile uint32_t *)0xE000ED08u)

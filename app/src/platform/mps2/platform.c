@@ -14,7 +14,7 @@
 /* Same priority rule as FreeRTOSConfig.h: RX interrupt less urgent than the syscall ceiling (5). */
 #define UART_RX_PRIORITY (6u << (8 - 3))
 
-#if MPS2_SYSCLK_HZ == 20000000u
+#if MPS2_TIMER_HZ == 20000000u
 const char platform_cycles_unit[] = "timer_20mhz";
 #else
 const char platform_cycles_unit[] = "timer_25mhz";
@@ -23,9 +23,11 @@ const char platform_cycles_unit[] = "timer_25mhz";
 void platform_init(void)
 {
     fault_init();
+#if !defined(MPS2_FPGAIO_BASE)
     CMSDK_TIMER0->RELOAD = 0xFFFFFFFFu;
     CMSDK_TIMER0->VALUE = 0xFFFFFFFFu;
     CMSDK_TIMER0->CTRL = 1u;
+#endif
     CMSDK_UART0->BAUDDIV = MPS2_SYSCLK_HZ / CONFIG_APP_UART_BAUDRATE;
     CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN | CMSDK_UART_CTRL_RXINTEN;
     NVIC_IPR_BYTE[CMSDK_UART0_RX_IRQn] = (uint8_t)UART_RX_PRIORITY;
@@ -34,7 +36,11 @@ void platform_init(void)
 
 uint32_t platform_cycles(void)
 {
+#if defined(MPS2_FPGAIO_BASE)
+    return MPS2_FPGAIO_COUNTER;                      /* counts up from reset */
+#else
     return 0xFFFFFFFFu - CMSDK_TIMER0->VALUE;
+#endif
 }
 
 void UART0RX_Handler(void)
