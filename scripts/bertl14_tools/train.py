@@ -17,6 +17,7 @@ import math
 import os
 import random
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -243,6 +244,7 @@ def check_options(args) -> None:
         (number(args.none_weight) and args.none_weight > 0, "--none-weight must be positive (e.g. 1)"),
         (number(args.word_dropout) and 0 <= args.word_dropout < 1,
          "--word-dropout must be a fraction in [0, 1) (e.g. 0.1)"),
+        (args.augment >= 0, "--augment must be 0 (none) or a number of variants a sentence (e.g. 2)"),
         (number(args.slot_weight) and args.slot_weight >= 0,
          "--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)"),
     ]
@@ -252,6 +254,8 @@ def check_options(args) -> None:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file: give a folder for the model")
+    if args.augment and not args.teacher:
+        raise UserError("--augment needs --teacher: the teacher labels the variants")
     if args.teacher and not (Path(args.teacher) / "config.json").is_file():
         raise UserError(f"--teacher {args.teacher} has no config.json: give a model folder made by `bertl14 train`")
 
@@ -489,7 +493,8 @@ def run(args) -> int:
     if arch.get("pretrained") == "minilm":
         src = minilm_dir()
         tokenizer = BertTokenizer.from_pretrained(src)
-        config = transformers.BertConfig.from_pretrained(src, num_labels=len(labels), num_tags=len(tags))
+        config = transformers.BertConfig.from_pretrained(src, num_labels=len(labels))
+        config.num_tags = len(tags)    # not a BertConfig field: set, not passed (from_pretrained may drop it)
         model = Joint.from_pretrained(src, config=config)
         vocab = [tok for tok, _ in sorted(tokenizer.vocab.items(), key=lambda kv: kv[1])]
         lr = args.lr or 5e-5
@@ -518,11 +523,17 @@ def run(args) -> int:
     teacher_logits = None
     if args.teacher:
         teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
+    aug_ids = aug_logits = None
+    if args.augment:   # variants no template writes, labelled by the teacher (augment.py)
+        aug_texts = augmented_texts(Path(args.teacher), train_rows, args.augment, stats.get("lang", "en"), args.seed)
+        aug_logits = teacher_predictions(Path(args.teacher), [{"text": t} for t in aug_texts], labels)
 
-    if arch.get("pretrained"):
-        tokenizer.save_vocabulary(str(work))
+    if arch.get("pretrained"):   # the pretrained model's own word pieces (save_vocabulary's file name varies)
+        shutil.copyfile(src / "vocab.txt", work / "vocab.txt")
     tok = wordpiece(work / "vocab.txt")
     train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
+    if args.augment:
+        aug_ids = [e.ids for e in tok.encode_batch(aug_texts)]
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
     steps_per_epoch = math.ceil(len(epoch_order(y.tolist(), random.Random(0), none_id, args.none_weight,
@@ -568,6 +579,13 @@ def run(args) -> int:
                                                       torch.softmax(teacher_logits[idx] / temp, -1),
                                                       reduction="batchmean") * temp * temp
                     loss = alpha * loss + (1 - alpha) * soft
+                if aug_ids is not None:   # this epoch's variant of each sentence, the teacher's answer its target
+                    pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
+                    a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
+                    a_logits, _ = model(input_ids=a_ids, attention_mask=(a_ids != tokenizer.pad_token_id).long())
+                    loss = loss + torch.nn.functional.kl_div(
+                        torch.log_softmax(a_logits / temp, -1), torch.softmax(aug_logits[pick] / temp, -1),
+                        reduction="batchmean") * temp * temp
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -648,6 +666,7 @@ def run(args) -> int:
     training = {"arch": args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
                 "stopped": stopped, "patience": args.patience, "balance": args.balance,
                 "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
+                "augment": args.augment,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
                 "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
@@ -877,6 +896,16 @@ def strip_pred(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "predictions"}
 
 
+def augmented_texts(teacher: Path, rows: list[dict], count: int, lang: str, seed: int) -> list[str]:
+    """`count` variants of every training sentence (augment.py), variant k of all rows before variant k + 1;
+    word replacements from the teacher's own embeddings."""
+    from .augment import Augmenter, WORD, nearest_neighbours
+    words = {w for r in rows for w in WORD.findall(r["text"].lower())}
+    neighbours = nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words)
+    aug = Augmenter(lang, neighbours, seed)
+    return [aug.variant(r["text"]) for _ in range(count) for r in rows]
+
+
 def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
     """The teacher's logits on the training sentences, columns in the student's label order."""
     import torch
@@ -1042,6 +1071,10 @@ def register(subparsers) -> None:
     p.add_argument("--arch", default="default", help="default, small, minilm, LxHxI[xA][:VOCAB] or a JSON file")
     p.add_argument("--out", required=True, help="output model folder, e.g. models/intent-en")
     p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
+    p.add_argument("--augment", type=int, default=0, metavar="K",
+                   help="with --teacher: K variants of every training sentence (words replaced by the teacher's "
+                        "nearest neighbours, fillers, number forms, typos), labelled by the teacher; one variant "
+                        "a sentence an epoch (default 0: none)")
     from . import ui
     p.add_argument("--epochs", type=ui.positive_int, default=20,
                    help="the most epochs to train (default 20); training stops sooner when the balanced validation "
@@ -1092,6 +1125,8 @@ def command_line(args) -> str:
     parts = ["bertl14", "train", "--data", args.data, "--arch", args.arch, "--out", args.out]
     if args.teacher:
         parts += ["--teacher", args.teacher]
+    if args.augment:
+        parts += ["--augment", str(args.augment)]
     parts += ["--epochs", str(args.epochs), "--seed", str(args.seed)]
     if args.threads is not None:
         parts += ["--threads", str(args.threads)]

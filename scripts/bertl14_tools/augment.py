@@ -1,0 +1,167 @@
+"""Augmented training sentences for distillation (`bertl14 train --teacher T --augment K`).
+
+A model trained from scratch on template expansions has never seen a synonym. A pretrained teacher has: variants
+of the training sentences that no template writes, labelled by the teacher (its logits, not the source row's
+intent, since a changed word may change the meaning), carry that knowledge into the student. Each variant applies
+one to three of these edits to a training sentence, TinyBERT-style:
+
+- a word replaced by one of its nearest neighbours in the teacher's own word-piece embeddings (cosine; whole
+  words only), so "switch" may become "flip" or "toggle";
+- a filler inserted or dropped: politeness, hesitation and request frames people put around a command;
+- a number written another way: digits as words and words as digits ("5" <-> "five"), "percent" <-> "%";
+- a typo a person makes: two neighbouring letters swapped, or one letter dropped.
+
+Slot spans are not carried over (the variants train the intent head only). Deterministic for a seed.
+"""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+# hesitations, politeness and request frames (hand-written, English and Chinese)
+PREFIXES = {
+    "en": ["please", "hey", "um", "uh", "ok", "okay", "so", "could you", "can you", "would you", "will you",
+           "i want to", "i'd like to", "go ahead and", "just", "quickly", "hey can you", "could you please",
+           "please can you", "i need you to", "do me a favour and", "mind if you", "yo", "alright"],
+    "zh-CN": ["请", "麻烦", "帮我", "给我", "那个", "嗯", "你", "请帮我", "麻烦你", "能不能", "可以帮我", "快",
+              "我要", "我想", "帮忙", "劳驾", "喂"],
+}
+SUFFIXES = {
+    "en": ["please", "now", "thanks", "thank you", "for me", "right now", "if you can", "asap", "pls", "quickly",
+           "when you get a chance", "ok", "would you", "cheers"],
+    "zh-CN": ["吧", "一下", "谢谢", "好吗", "呗", "啊", "呀", "好不好", "行吗", "马上", "现在"],
+}
+EN_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+              "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+ZH_DIGITS = "零一二三四五六七八九"
+
+
+def en_number_words(n: int) -> str:
+    """0..100 in English words ("twenty one" or "twenty-one", both as people write them)."""
+    if n < 20:
+        return EN_NUMBERS[n]
+    if n == 100:
+        return "a hundred"
+    tens, ones = divmod(n, 10)
+    return EN_TENS[tens] + ("" if ones == 0 else "-" + EN_NUMBERS[ones])
+
+
+def zh_number_words(n: int) -> str:
+    """0..99 in Chinese numerals (十五, 二十一)."""
+    if n < 10:
+        return ZH_DIGITS[n]
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 1 else ZH_DIGITS[tens]) + "十" + ("" if ones == 0 else ZH_DIGITS[ones])
+
+
+WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def nearest_neighbours(embedding_file: Path, vocab_file: Path, words: set[str], k: int = 8,
+                       min_cosine: float = 0.3) -> dict[str, list[str]]:
+    """word -> up to `k` other whole words of the teacher's vocabulary whose input embeddings are nearest to it
+    (cosine >= `min_cosine`), for the ASCII words of `words` the teacher has as one piece. Forms of the same word
+    (the first three letters alike: "turned" of "turn") are left out: they teach little a typo does not."""
+    import numpy as np
+    from safetensors.numpy import load_file
+    tables = load_file(str(embedding_file))
+    key = next(k_ for k_ in tables if k_.endswith("embeddings.word_embeddings.weight"))
+    table = tables[key].astype(np.float32)
+    vocab = vocab_file.read_text(encoding="utf-8").splitlines()
+    candidates = [i for i, p in enumerate(vocab) if len(p) >= 2 and WORD.fullmatch(p)]
+    index = {vocab[i]: i for i in candidates}
+    cand = table[candidates]
+    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-9
+    asked = sorted(w for w in words if w in index)
+    out: dict[str, list[str]] = {}
+    for b in range(0, len(asked), 512):
+        part = asked[b:b + 512]
+        q = table[[index[w] for w in part]]
+        q /= np.linalg.norm(q, axis=1, keepdims=True) + 1e-9
+        sims = q @ cand.T
+        for row, w in zip(sims, part):
+            best = np.argsort(-row)[:4 * k]
+            out[w] = [vocab[candidates[j]] for j in best
+                      if vocab[candidates[j]][:3] != w[:3] and row[j] >= min_cosine][:k]
+    return {w: n for w, n in out.items() if n}
+
+
+class Augmenter:
+    """Variants of sentences in one language (module doc); `neighbours` from nearest_neighbours (English)."""
+
+    def __init__(self, lang: str, neighbours: dict[str, list[str]] | None = None, seed: int = 0):
+        self.lang = "zh-CN" if lang.startswith("zh") else "en"
+        self.neighbours = neighbours or {}
+        self.rng = random.Random(seed)
+
+    def variant(self, text: str) -> str:
+        """One variant of `text` (1-3 edits); the text itself when no edit applies."""
+        out = text
+        for _ in range(self.rng.choice((1, 1, 2, 2, 3))):
+            edit = self.rng.choice((self.replace_word, self.replace_word, self.filler, self.number, self.typo))
+            out = edit(out)
+        return out
+
+    @staticmethod
+    def _words(text: str):
+        """The words of `text` outside registry placeholders ("[name]" stays as the device writes it)."""
+        return [m for m in WORD.finditer(text.lower()) if not (m.start() > 0 and text[m.start() - 1] == "[")]
+
+    def replace_word(self, text: str) -> str:
+        spots = [m for m in self._words(text) if m.group() in self.neighbours]
+        if not spots:
+            return self.filler(text)
+        m = self.rng.choice(spots)
+        return text[:m.start()] + self.rng.choice(self.neighbours[m.group()]) + text[m.end():]
+
+    def filler(self, text: str) -> str:
+        zh = self.lang == "zh-CN"
+        sep = "" if zh else " "
+        choice = self.rng.random()
+        if choice < 0.4:
+            return self.rng.choice(PREFIXES[self.lang]) + sep + text
+        if choice < 0.8:
+            return text.rstrip(" .!?。！？") + sep + self.rng.choice(SUFFIXES[self.lang])
+        for filler in sorted(PREFIXES[self.lang] + SUFFIXES[self.lang], key=len, reverse=True):   # drop one
+            if zh and filler in text and len(text) > len(filler) + 1:
+                return text.replace(filler, "", 1)
+            if not zh and re.search(rf"\b{re.escape(filler)}\b", text) and len(text.split()) > len(filler.split()) + 1:
+                return re.sub(rf"\s*\b{re.escape(filler)}\b", "", text, count=1).strip()
+        return text
+
+    def number(self, text: str) -> str:
+        digits = list(re.finditer(r"\d+", text))
+        if digits:
+            m = self.rng.choice(digits)
+            n = int(m.group())
+            if n <= (100 if self.lang == "en" else 99):
+                words = en_number_words(n) if self.lang == "en" else zh_number_words(n)
+                return text[:m.start()] + words + text[m.end():]
+        if self.lang == "en":
+            for word in sorted(EN_NUMBERS, key=len, reverse=True):
+                m = re.search(rf"\b{word}\b", text)
+                if m:
+                    return text[:m.start()] + str(EN_NUMBERS.index(word)) + text[m.end():]
+            if " percent" in text:
+                return text.replace(" percent", self.rng.choice(("%", " per cent", " pct")), 1)
+            return text.replace("%", " percent", 1)
+        return text
+
+    def typo(self, text: str) -> str:
+        if self.lang != "en":
+            return self.filler(text)
+        words = [m for m in self._words(text) if len(m.group()) >= 4]
+        if not words:
+            return text
+        m = self.rng.choice(words)
+        w = text[m.start():m.end()]
+        swaps = [i for i in range(1, len(w) - 1) if w[i] != w[i + 1]]    # first letters stay, as people's do
+        if swaps and self.rng.random() < 0.5:
+            i = self.rng.choice(swaps)
+            new = w[:i] + w[i + 1] + w[i] + w[i + 2:]
+        else:
+            i = self.rng.randrange(1, len(w))
+            new = w[:i] + w[i + 1:]
+        return text[:m.start()] + new + text[m.end():]

@@ -1,0 +1,71 @@
+"""Augmented sentences for distillation (augment.py) and `bertl14 train --teacher T --augment K`."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bertl14_tools import augment, data
+from bertl14_tools.cli import main
+
+
+def test_number_words():
+    assert [augment.en_number_words(n) for n in (0, 7, 15, 20, 42, 100)] == \
+        ["zero", "seven", "fifteen", "twenty", "forty-two", "a hundred"]
+    assert [augment.zh_number_words(n) for n in (3, 10, 15, 21, 90)] == ["三", "十", "十五", "二十一", "九十"]
+
+
+def test_variants_are_deterministic_and_keep_placeholders():
+    neighbours = {"turn": ["flip", "switch"], "name": ["title"], "light": ["lamp"]}
+    texts = ["turn on the [NAME] light", "turn the [AREA] light off please", "set [NAME] to 40 percent"]
+    a, b = augment.Augmenter("en", neighbours, seed=3), augment.Augmenter("en", neighbours, seed=3)
+    first = [a.variant(t) for t in texts * 20]
+    again = [b.variant(t) for t in texts * 20]
+    assert first == again
+    assert all(("[NAME]" in v) == ("[NAME]" in t) and ("[AREA]" in v) == ("[AREA]" in t)
+               for v, t in zip(first, texts * 20))
+    assert len(set(first)) > len(texts)        # the edits do change sentences
+
+
+def test_each_edit():
+    a = augment.Augmenter("en", {"turn": ["flip"]}, seed=0)
+    assert a.replace_word("turn on the lamp") == "flip on the lamp"
+    assert a.number("dim it to 5 percent") == "dim it to five percent"
+    assert a.number("a timer for fifteen minutes") == "a timer for 15 minutes"
+    for _ in range(20):      # two neighbouring letters swapped, or one dropped; the first letter kept
+        typo = a.typo("brightness")
+        swapped = [w[:i] + w[i + 1] + w[i] + w[i + 2:] for w in ["brightness"] for i in range(1, len(w) - 1)]
+        dropped = ["brightness"[:i] + "brightness"[i + 1:] for i in range(1, 10)]
+        assert typo != "brightness" and typo in swapped + dropped
+    z = augment.Augmenter("zh-CN", seed=0)
+    assert z.number("定一个5分钟的计时器") == "定一个五分钟的计时器"
+    assert z.number("亮度调到百分之30") == "亮度调到百分之三十"
+    assert all("打开客厅的灯" in z.filler("打开客厅的灯") for _ in range(10))
+
+
+def test_nearest_neighbours_leave_out_forms_of_the_word(tmp_path):
+    from safetensors.numpy import save_file
+    vocab = ["[PAD]", "[UNK]", "turn", "turned", "flip", "banana", "##s"]
+    table = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0.05, 0], [0.9, 0.1, 0], [0, 1, 0], [1, 0, 0]],
+                     np.float32)
+    save_file({"bert.embeddings.word_embeddings.weight": table}, str(tmp_path / "model.safetensors"))
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    nn = augment.nearest_neighbours(tmp_path / "model.safetensors", tmp_path / "vocab.txt", {"turn", "missing"})
+    assert nn == {"turn": ["flip"]}      # not "turned" (a form of it), not "banana" (far), not "##s" (a piece)
+
+
+def test_train_with_augmented_distillation(tmp_path):
+    pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
+    ds = data.build_dataset("en", per_intent=6, seed=0)
+    data.write_dataset(ds, tmp_path / "ds")
+    common = ["--data", str(tmp_path / "ds"), "--arch", "tiny", "--epochs", "1", "--max-steps", "2", "--no-test",
+              "--quiet", "--calibration", "20", "--min-intent-accuracy", "0"]
+    assert main(["train", *common, "--out", str(tmp_path / "teacher")]) == 0
+    assert main(["train", *common, "--out", str(tmp_path / "x"), "--augment", "1"]) == 2   # no teacher to label
+    assert not (tmp_path / "x").exists()
+    assert main(["train", *common, "--out", str(tmp_path / "student"), "--teacher", str(tmp_path / "teacher"),
+                 "--augment", "2"]) == 0
+    info = json.loads((tmp_path / "student" / "training.json").read_text())
+    assert info["training"]["augment"] == 2 and "--augment 2" in info["training"]["command"]
