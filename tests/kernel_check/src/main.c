@@ -1,0 +1,414 @@
+/*
+ * Kernel check image: every kernel of the library as this build compiled it (the board's DSP and Helium bodies)
+ * against the portable kernels (ref_ names, CMakeLists.txt) on the emulated core, on seeded random inputs and the
+ * edges each body treats apart (tails, misalignment, scale and shift ranges, saturation, fallbacks). Outputs are
+ * compared byte for byte, and so are the scratch buffers a kernel leaves defined (softmax's exp values). Prints on
+ * the console, then waits:
+ *
+ *   KCHECK <kernel> cases=<n> mismatches=<m>      one line a kernel; the first mismatching cases as
+ *   KCHECK mismatch <kernel> case=<i>             (at most 20 in all)
+ *   KCHECK done mismatches=<total>
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "bertl14_kernels.h"
+#include "platform.h"
+
+/* the portable kernels, compiled with the ref_ prefix */
+#define REF(name) extern __typeof__(bertl14_##name) ref_##name;
+REF(linear_s16)
+REF(attn_scores_s8)
+REF(softmax_u8)
+REF(attn_context_s8)
+REF(gelu_s16)
+REF(gelu_smooth_block_s16)
+REF(layernorm_s32)
+REF(residual_s8)
+REF(quantize_row_s8)
+REF(quantize_row_block_s8)
+REF(quantize_block_inplace_s8)
+REF(widen_block_s8_s16)
+REF(row_scale_s16)
+REF(embedding_s8)
+REF(embedding_s4)
+#undef REF
+
+/* what the platform layer expects of an application (its RX interrupt is never enabled here) */
+ringbuf_t app_rx_ring;
+void app_rx_notify_from_isr(void) {}
+
+/* ---- output --------------------------------------------------------------------------------------------- */
+static void put(const char *s)
+{
+    platform_console_write(s, strlen(s));
+}
+
+static void put_u32(uint32_t v)
+{
+    char b[11];
+    int i = (int)sizeof b;
+    b[--i] = '\0';
+    do {
+        b[--i] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    put(&b[i]);
+}
+
+static uint32_t cases, mismatches, shown, total;
+
+static void check(const char *kernel, const void *a, const void *b, uint32_t bytes, uint32_t caseno)
+{
+    if (memcmp(a, b, bytes) != 0) {
+        mismatches++;
+        if (shown++ < 20u) {
+            put("KCHECK mismatch ");
+            put(kernel);
+            put(" case=");
+            put_u32(caseno);
+            put("\n");
+        }
+    }
+}
+
+static void report(const char *kernel)
+{
+    put("KCHECK ");
+    put(kernel);
+    put(" cases=");
+    put_u32(cases);
+    put(" mismatches=");
+    put_u32(mismatches);
+    put("\n");
+    total += mismatches;
+    cases = mismatches = 0;
+}
+
+/* ---- inputs --------------------------------------------------------------------------------------------- */
+static uint32_t seed = 12345u;
+
+static uint32_t rnd(void)                      /* xorshift32 */
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 17;
+    seed ^= seed << 5;
+    return seed;
+}
+
+static int32_t rr(int32_t lo, int32_t hi)      /* uniform in [lo, hi] */
+{
+    return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
+}
+
+static int16_t xb[6 * 256 + 8] __attribute__((aligned(8)));
+static int16_t wbuf[256 * 96 + 8] __attribute__((aligned(8)));
+static int16_t y16a[6 * 256 + 8], y16b[6 * 256 + 8];
+static int32_t y32a[6 * 256 + 8], y32b[6 * 256 + 8];
+static int16_t mult[256], shf[256];
+static int32_t bias[257];
+static uint32_t xsc[8];
+
+/* linear_s16: 1..6 tokens (the encoder's blocks are 1..4), in with in % 8 == 4 and odd chunk counts, misaligned
+ * x or w (the slow paths), every requantization branch (shift 1..64, scale products beyond 31 bits, saturating
+ * biases, unaligned bias), int16 and int32 outputs, row-major and block layouts */
+static void check_linear(void)
+{
+    static const uint32_t ins[] = {4, 8, 12, 16, 20, 36, 96, 100, 256};
+    static const uint32_t outs[] = {1, 2, 3, 5, 43, 96};
+    for (uint32_t c = 0; c < 400u; c++, cases++) {
+        const uint32_t tokens = (uint32_t)rr(1, c % 7u == 0u ? 6 : 4), in = ins[rnd() % 9u], out = outs[rnd() % 6u];
+        const int mis = c % 23u == 0u;
+        const int16_t *x = xb + (mis && (c & 1u) ? 1 : 0);
+        const int16_t *w = wbuf + (mis && !(c & 1u) ? 1 : 0);
+        for (uint32_t i = 0; i < tokens * in + 2u; i++) {
+            xb[i] = (int16_t)rr(-128, 127);
+        }
+        const int wide = c % 5u == 0u;
+        for (uint32_t i = 0; i < in * out + 2u; i++) {
+            wbuf[i] = (int16_t)(wide ? rr(-32768, 32767) : rr(-3000, 3000));
+        }
+        for (uint32_t o = 0; o < out; o++) {
+            const uint32_t m = c % 11u;
+            mult[o] = (int16_t)rr(16384, 32767);
+            shf[o] = (int16_t)(m == 0u ? rr(1, 64) : m == 1u ? rr(20, 33) : rr(33, 42));
+            bias[o] = c % 13u == 0u ? (int32_t)rnd() : rr(-100000, 100000);
+        }
+        for (uint32_t t = 0; t < tokens; t++) {
+            xsc[t] = c % 9u == 0u ? (uint32_t)rr(1, 66050) : c % 17u == 0u ? (uint32_t)rr(60000, 66050)
+                                                                          : (uint32_t)rr(1, 2000);
+        }
+        const int32_t *b = (const int32_t *)(const void *)((const char *)bias + (c % 19u == 0u ? 2 : 0));
+        const bertl14_requant_t rq = {mult, shf, b};
+        const uint32_t mode = rnd() % 3u, ys = mode == 0u ? 0u : out + (uint32_t)rr(0, 3);
+        memset(y16a, 0x55, sizeof y16a);
+        memset(y16b, 0x55, sizeof y16b);
+        memset(y32a, 0x55, sizeof y32a);
+        memset(y32b, 0x55, sizeof y32b);
+        if (mode != 2u || ys == 0u) {
+            ref_linear_s16(x, xsc, tokens, in, w, out, &rq, y16a, NULL, ys);
+            bertl14_linear_s16(x, xsc, tokens, in, w, out, &rq, y16b, NULL, ys);
+            check("linear_s16", y16a, y16b, sizeof y16a, c);
+        } else {
+            ref_linear_s16(x, xsc, tokens, in, w, out, &rq, NULL, y32a, ys);
+            bertl14_linear_s16(x, xsc, tokens, in, w, out, &rq, NULL, y32b, ys);
+            check("linear_s16", y32a, y32b, sizeof y32a, c);
+        }
+    }
+    report("linear_s16");
+}
+
+static int8_t q8[128], kv[512 * 40];
+static uint32_t kvs[512 * 4];
+static int32_t s32a[512], s32b[512];
+
+/* attn_scores_s8: head sizes 4..128 (16 and 32 take the vector scaling), 1..512 keys, odd strides, shifts 0..64,
+ * scale products beyond 31 bits */
+static void check_scores(void)
+{
+    static const uint32_t ds[] = {4, 6, 8, 16, 24, 32, 36, 48, 64, 128};
+    for (uint32_t c = 0; c < 300u; c++, cases++) {
+        const uint32_t d = ds[rnd() % 10u];
+        uint32_t n = (uint32_t)(c % 29u == 0u ? rr(100, 512) : rr(1, 40));
+        const uint32_t kst = d * (uint32_t)rr(1, 3) + (c % 7u == 0u ? 1u : 0u), sst = (uint32_t)rr(1, 4);
+        if (n * kst > sizeof kv) {
+            n = sizeof kv / kst;
+        }
+        for (uint32_t i = 0; i < d; i++) {
+            q8[i] = (int8_t)rr(-128, 127);
+        }
+        for (uint32_t i = 0; i < n * kst; i++) {
+            kv[i] = (int8_t)rr(-128, 127);
+        }
+        for (uint32_t i = 0; i < n * sst; i++) {
+            kvs[i] = c % 5u == 0u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
+        }
+        const uint32_t sq = c % 5u == 1u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
+        const int32_t shift = c % 6u == 0u ? rr(0, 64) : rr(21, 40);
+        ref_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32a);
+        bertl14_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32b);
+        check("attn_scores_s8", s32a, s32b, n * 4u, c);
+    }
+    report("attn_scores_s8");
+}
+
+static int32_t sm_in[512];
+static uint8_t pa[512], pb[512];
+
+/* softmax_u8: 1..70 and 512 scores, narrow and full int32 ranges, ties, extremes; the probabilities and the exp
+ * values the kernel leaves in its scratch */
+static void check_softmax(void)
+{
+    for (uint32_t c = 0; c < 300u; c++, cases++) {
+        const uint32_t n = (uint32_t)(c % 31u == 0u ? 512 : rr(1, 70)), kind = c % 6u;
+        for (uint32_t i = 0; i < n; i++) {
+            sm_in[i] = kind == 0u ? rr(-(1 << 14), 1 << 14) : kind == 1u ? (int32_t)rnd() : kind == 2u ? 0
+                     : kind == 3u ? (i & 1u ? INT32_MIN : INT32_MAX) : kind == 4u ? rr(-20000, 20000) : rr(-3000, 300);
+        }
+        memcpy(s32a, sm_in, n * 4u);
+        memcpy(s32b, sm_in, n * 4u);
+        memset(pa, 0, sizeof pa);
+        memset(pb, 0, sizeof pb);
+        ref_softmax_u8(s32a, n, pa);
+        bertl14_softmax_u8(s32b, n, pb);
+        check("softmax_u8", pa, pb, sizeof pa, c);
+        check("softmax_u8", s32a, s32b, n * 4u, c);
+    }
+    report("softmax_u8");
+}
+
+static int16_t ctxa[128], ctxb[128];
+
+/* attn_context_s8: head sizes 4..128 with 1..15-channel tails, 1..512 keys, odd strides and a misaligned value
+ * block, weights beyond 16 bits */
+static void check_context(void)
+{
+    static const uint32_t ds[] = {4, 6, 8, 12, 16, 24, 32, 36, 48, 64, 128};
+    for (uint32_t c = 0; c < 300u; c++, cases++) {
+        const uint32_t d = ds[rnd() % 11u];
+        uint32_t n = (uint32_t)(c % 29u == 0u ? rr(100, 512) : rr(1, 40));
+        const uint32_t vst = d * (uint32_t)rr(1, 3) + (c % 7u == 0u ? 1u : 0u), sst = (uint32_t)rr(1, 4);
+        if (n * vst + 1u > sizeof kv) {
+            n = (sizeof kv - 1u) / vst;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            pa[i] = (uint8_t)(c % 4u == 0u ? rr(0, 255) : rr(0, 20));
+        }
+        for (uint32_t i = 0; i < n * vst + 1u; i++) {
+            kv[i] = (int8_t)rr(-128, 127);
+        }
+        for (uint32_t i = 0; i < n * sst; i++) {
+            kvs[i] = c % 3u == 0u ? (uint32_t)rr(1, 131071) : (uint32_t)rr(1, 30000);
+        }
+        memset(ctxa, 0x55, sizeof ctxa);
+        memset(ctxb, 0x55, sizeof ctxb);
+        const int8_t *v = kv + (c % 13u == 0u ? 1 : 0);
+        ref_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32a, ctxa);
+        bertl14_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32b, ctxb);
+        check("attn_context_s8", ctxa, ctxb, sizeof ctxa, c);
+    }
+    report("attn_context_s8");
+}
+
+static int16_t ga[65536], gb[65536];
+static uint16_t ism[256];
+
+/* GELU: every int16 input for each input exponent 0..12; the smoothed block form (1..4 tokens, 6, 254 and 256
+ * channels, factors up to 65535) */
+static void check_gelu(void)
+{
+    for (int32_t f = 0; f <= 12; f++, cases += 2u) {
+        for (uint32_t i = 0; i < 65536u; i++) {
+            ga[i] = gb[i] = (int16_t)(i - 32768u);
+        }
+        ref_gelu_s16(ga, 65536u, f);
+        bertl14_gelu_s16(gb, 65536u, f);
+        check("gelu_s16", ga, gb, sizeof ga, (uint32_t)f);
+        const uint32_t n = f == 3 ? 6u : f == 4 ? 254u : 256u, tokens = (uint32_t)(f % 4) + 1u;
+        for (uint32_t i = 0; i < n; i++) {
+            ism[i] = (uint16_t)(f % 3 == 0 ? rr(0, 65535) : rr(2000, 8000));
+        }
+        for (uint32_t i = 0; i < n * tokens; i++) {
+            ga[i] = gb[i] = (int16_t)rr(-32768, 32767);
+        }
+        ref_gelu_smooth_block_s16(ga, ism, n, tokens, f);
+        bertl14_gelu_smooth_block_s16(gb, ism, n, tokens, f);
+        check("gelu_s16", ga, gb, n * tokens * 2u, (uint32_t)f);
+    }
+    report("gelu_s16");
+}
+
+static int32_t row[1024], ra[1024], rb[1024], beta[1025];
+static int16_t gamma_[1024], lna[1024], lnb[1024];
+static int8_t hres[1024];
+static uint16_t uu[1024];
+
+/* layernorm_s32 and residual_s8: 1..1024 channels, rows of amplitude 3 .. 2^30 and full int32, eps up to 2^61
+ * (normalization shifts below, at and above 32), unaligned beta, gamma shifts 0..33; residual scales beyond 2^17,
+ * shifts 0..50 */
+static void check_layernorm(void)
+{
+    for (uint32_t c = 0; c < 300u; c++, cases++) {
+        const uint32_t n = (uint32_t)(c % 10u == 0u ? rr(1, 9) : c % 3u ? 96 : rr(10, 1024)), k = c % 7u;
+        const int32_t amp = k == 0u ? INT32_MAX : k == 1u ? 3 : k == 2u ? (1 << 30) - 1
+                          : k == 3u ? rr(1 << 27, 1 << 29) : rr(1, 1 << 24);
+        for (uint32_t i = 0; i < n; i++) {
+            row[i] = amp == INT32_MAX ? (int32_t)rnd() : rr(-amp, amp);
+            gamma_[i] = (int16_t)rr(-32768, 32767);
+            beta[i + 1u] = c % 11u == 0u ? (int32_t)rnd() : rr(-40000, 40000);
+            hres[i] = (int8_t)rr(-128, 127);
+            uu[i] = (uint16_t)(c % 3u ? rr(1000, 9000) : rr(0, 65535));
+        }
+        const int64_t eps = c % 5u == 0u ? (int64_t)1 << rr(0, 61) : rr(1, 1000);
+        const int32_t gs = c % 13u == 0u ? rr(0, 33) : rr(2, 20);
+        const int32_t *b = c % 2u ? beta + 1 : (const int32_t *)(const void *)((const char *)beta + 2);
+        ref_layernorm_s32(row, n, eps, gamma_, b, gs, lna);
+        bertl14_layernorm_s32(row, n, eps, gamma_, b, gs, lnb);
+        check("layernorm_s32", lna, lnb, n * 2u, c);
+        const uint32_t s_h = c % 5u == 0u ? (uint32_t)rr(1, 1 << 20) : (uint32_t)rr(1, 66050);
+        const int32_t shift = c % 6u == 0u ? rr(0, 50) : rr(9, 30);
+        memcpy(ra, row, n * 4u);
+        memcpy(rb, row, n * 4u);
+        ref_residual_s8(ra, hres, s_h, uu, shift, n);
+        bertl14_residual_s8(rb, hres, s_h, uu, shift, n);
+        check("layernorm_s32", ra, rb, n * 4u, c);
+    }
+    report("layernorm_s32 residual_s8");
+}
+
+static int16_t qx[1025], ba[4096], bb[4096], q16a[1024], q16b[1024];
+static int8_t q8a[1024], q8b[1024], rows8[4096];
+
+/* row quantization in every form (row, block layout, in place, row scale) and widen_block: all-zero, tiny, -32768
+ * and full-range rows of 1..1024 values, 1..4 tokens, a misaligned row */
+static void check_quantize(void)
+{
+    for (uint32_t c = 0; c < 300u; c++, cases++) {
+        uint32_t n = (uint32_t)(c % 10u == 0u ? rr(1, 9) : c % 3u ? 96 : rr(10, 1024));
+        const uint32_t kind = c % 5u;
+        for (uint32_t i = 0; i < n + 1u; i++) {
+            qx[i] = (int16_t)(kind == 0u ? 0 : kind == 1u ? rr(-3, 3) : kind == 2u ? (i == 3u ? -32768 : rr(-100, 100))
+                                                                                  : rr(-32768, 32767));
+        }
+        const int16_t *x = qx + (c % 17u == 0u ? 1 : 0);
+        memset(q8a, 0, sizeof q8a);
+        memset(q8b, 0, sizeof q8b);
+        memset(q16a, 0, sizeof q16a);
+        memset(q16b, 0, sizeof q16b);
+        uint32_t sa = ref_quantize_row_s8(x, n, q8a, q16a), sb = bertl14_quantize_row_s8(x, n, q8b, q16b);
+        check("quantize_row_s8", q8a, q8b, sizeof q8a, c);
+        check("quantize_row_s8", q16a, q16b, sizeof q16a, c);
+        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        const uint32_t tokens = (uint32_t)rr(1, 4), t = (uint32_t)rr(0, (int32_t)tokens - 1);
+        if (n * tokens > 4096u) {
+            n = 4096u / tokens;
+        }
+        for (uint32_t i = 0; i < n * tokens; i++) {
+            ba[i] = bb[i] = (int16_t)rr(-32768, 32767);
+        }
+        sa = ref_quantize_row_block_s8(x, n, c % 2u ? q8a : NULL, ba, t, tokens);
+        sb = bertl14_quantize_row_block_s8(x, n, c % 2u ? q8b : NULL, bb, t, tokens);
+        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
+        check("quantize_row_s8", q8a, q8b, sizeof q8a, c);
+        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        sa = ref_quantize_block_inplace_s8(ba, n, t, tokens);
+        sb = bertl14_quantize_block_inplace_s8(bb, n, t, tokens);
+        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
+        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        for (uint32_t i = 0; i < n * tokens; i++) {
+            rows8[i] = (int8_t)rr(-128, 127);
+        }
+        ref_widen_block_s8_s16(rows8, tokens, n, ba);
+        bertl14_widen_block_s8_s16(rows8, tokens, n, bb);
+        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
+        sa = ref_row_scale_s16(x, n);
+        sb = bertl14_row_scale_s16(x, n);
+        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+    }
+    report("quantize_row_s8");
+}
+
+static uint8_t e4[512];
+static int8_t e8[1024], pos8[1024];
+
+/* embedding_s8 / embedding_s4: 1..1024 channels, scales and shifts over their ranges */
+static void check_embedding(void)
+{
+    for (uint32_t c = 0; c < 200u; c++, cases++) {
+        const uint32_t n = (uint32_t)(c % 2u ? 96 : 2 * rr(1, 512));
+        for (uint32_t i = 0; i < n; i++) {
+            e8[i] = (int8_t)rr(-128, 127);
+            pos8[i] = (int8_t)rr(-128, 127);
+            e4[i / 2u] = (uint8_t)rnd();
+        }
+        const uint32_t ws = (uint32_t)rr(1, 66050), ps = (uint32_t)rr(1, 66050);
+        const int32_t wsh = rr(0, 20), psh = rr(0, 20);
+        ref_embedding_s8(e8, ws, wsh, pos8, ps, psh, n, ra);
+        bertl14_embedding_s8(e8, ws, wsh, pos8, ps, psh, n, rb);
+        check("embedding", ra, rb, n * 4u, c);
+        ref_embedding_s4(e4, ws, wsh, pos8, ps, psh, n, ra);
+        bertl14_embedding_s4(e4, ws, wsh, pos8, ps, psh, n, rb);
+        check("embedding", ra, rb, n * 4u, c);
+    }
+    report("embedding");
+}
+
+int main(void)
+{
+    platform_init();
+    put("KCHECK start\n");
+    check_linear();
+    check_scores();
+    check_softmax();
+    check_context();
+    check_gelu();
+    check_layernorm();
+    check_quantize();
+    check_embedding();
+    put("KCHECK done mismatches=");
+    put_u32(total);
+    put("\n");
+    for (;;) {
+        platform_wait_for_interrupt();
+    }
+}
