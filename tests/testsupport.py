@@ -78,8 +78,9 @@ def require_modules(*rels: str):
             skip_missing(f"module {rel.rsplit('/', 1)[-1]} not present (modules/{rel}; run `west update`)")
 
 
-def require_arm():
-    """Skip (fail under CI) unless the Arm toolchain, QEMU and CMake are installed."""
+def require_arm(board: str = "mps2_an500"):
+    """Skip (fail under CI) unless the toolchain and QEMU of the emulated board (the Arm ones by default) and CMake
+    are installed."""
     from bertl14_tools.qemu_target import missing_tools
-    for tool in missing_tools():
+    for tool in missing_tools(board):
         skip_missing(f"{tool} not installed (make test installs it)")

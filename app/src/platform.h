@@ -1,6 +1,7 @@
 /*
  * The board layer the application runs on; one implementation per platform in
- * app/src/platform/<platform>/ (mps2: QEMU MPS2 boards, stm32h7: nucleo_h743zi, host: the PC).
+ * app/src/platform/<platform>/ (mps2: QEMU MPS2 boards, riscv_virt: qemu_riscv32, stm32h7: nucleo_h743zi, host:
+ * the PC).
  */
 #ifndef APP_PLATFORM_H
 #define APP_PLATFORM_H
@@ -29,8 +30,10 @@ void platform_irq_disable(void);
 void platform_irq_enable(void);
 
 /** Free-running 32-bit counter for timing inference: CPU cycles (DWT CYCCNT) on hardware; on the
- *  QEMU boards (no DWT) the 25 MHz CMSDK TIMER0, which under `-icount shift=0` advances exactly once
- *  every 40 instructions; nanoseconds on the host. platform_cycles_unit says which. */
+ *  QEMU boards (no DWT) a timer of PLATFORM_ICOUNT_NS_PER_TICK ns a tick (platform_config.h): the 25 MHz CMSDK
+ *  TIMER0 on the MPS2 boards, which under `-icount shift=0` advances exactly once every 40 instructions, the
+ *  instret CSR on qemu_riscv32 (one a nanosecond of QEMU's virtual clock: an instruction at shift 0); nanoseconds
+ *  on the host. platform_cycles_unit says which. */
 uint32_t platform_cycles(void);
 extern const char platform_cycles_unit[];
 
@@ -40,6 +43,12 @@ void platform_fatal(const char *what, int line);
 
 /** The console UART is set up (platform_init has run): the fault report is written only then. */
 bool platform_console_ready(void);
+
+/** Polled console input, for the host-driven test and benchmark images (tests/target, bench/) instead of the RX
+ *  interrupt: platform_console_poll_init() (after platform_init) turns the RX interrupt off; platform_console_getc()
+ *  waits for the next received byte and returns it. */
+void platform_console_poll_init(void);
+uint8_t platform_console_getc(void);
 
 /** Feed the independent watchdog that platform_init started (CONFIG_APP_WATCHDOG; boards with HAS_WATCHDOG). The
  *  execution model calls it each time round its loop, and at least every half timeout while it waits. */

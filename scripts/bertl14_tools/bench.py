@@ -1,4 +1,5 @@
-"""`bertl14 bench`: instructions, memory and flash of the bertl14 library on the emulated Cortex-M7.
+"""`bertl14 bench`: instructions, memory and flash of the bertl14 library on an emulated board (--board: the
+Cortex-M7 mps2_an500 by default; every board whose board.yml names a QEMU machine).
 
 Builds the test image (tests/target) for the model with each kernel set, runs it under QEMU with
 `-icount` and, for each sequence length, encodes + classifies one sentence of that many tokens:
@@ -59,9 +60,10 @@ def _ids(model, n: int) -> list[int]:
     return [base[0]] + body + [base[-1]]
 
 
-def _code_bytes(build_dir: Path) -> int:
+def _code_bytes(build_dir: Path, board: str = "mps2_an500") -> int:
+    from .qemu_target import board_info
     lib = build_dir / "bertl14" / "libbertl14.a"
-    out = subprocess.run(["arm-none-eabi-size", "-t", str(lib)], capture_output=True, text=True)
+    out = subprocess.run([board_info(board).tool("size"), "-t", str(lib)], capture_output=True, text=True)
     if out.returncode != 0:
         return 0
     last = out.stdout.strip().splitlines()[-1].split()
@@ -93,6 +95,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
     dims = model.manifest["dims"]
     with qemu_target.QemuTarget(plain_elf, board=board, icount_shift=shift) as t:
         work = int(t.banner["work"])
+        tick_ns = int(t.banner.get("tick_ns", 40))   # ns of a counter tick (40: an image older than the field)
         exact = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
         kern = t.kernels()
         med = t.infer_text(median_text) if median_text else None
@@ -112,9 +115,10 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
             raise UserError(f"encode failed on the target at seq_len {n} (status {e.status})")
         fine = {k: max(0, round(v - mark * p.stage_entries[k])) for k, v in p.stage_instructions.items()}
         fine["tokenize"] = 0
-        # TIMER0 is 32 bits: an interval longer than 2^32 ticks (1.34 G instructions at shift 7) wraps,
-        # by exactly 2^32 ticks = WRAP instructions each time; the profiled stages (short intervals) say how often
-        wrap = (2 ** 32 * 40) >> shift
+        # the counter is 32 bits: an interval longer than 2^32 ticks (1.34 G instructions at shift 7 with the MPS2
+        # 40 ns ticks) wraps, by exactly 2^32 ticks = WRAP instructions each time; the profiled stages (short
+        # intervals) say how often
+        wrap = (2 ** 32 * tick_ns) >> shift
         wraps = max(0, round((sum(fine.values()) - e.instructions) / wrap))
         total = e.instructions + wraps * wrap
         stages = {g: sum(fine[s] for s in members) for g, members in STAGE_GROUPS.items()}
@@ -148,7 +152,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         kernels_out[name] = {unit: round(per_rep / k["work"], 3)}
     return {"rows": rows, "kernels": kernels_out, "converted": plain_elf.parent / "generated" / "model", "tokenize_example": {"text": "turn on the kitchen light",
             "tokens": len(tok.ids or []), "instructions": tok_fine},
-            "code_bytes": _code_bytes(plain_elf.parent)}
+            "code_bytes": _code_bytes(plain_elf.parent, board)}
 
 
 # ---- float32 naive baseline (bench/float32_naive) ---------------------------------------------
@@ -390,7 +394,10 @@ def model_commit(path: Path) -> str | None:
 def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
-    qemu_target.require_tools()
+    qemu_target.require_tools(args.board)
+    kernel_sets = qemu_target.resolve_kernels(args.board, args.kernels)   # before any work: the board's sets
+    if args.icount_shift is None:
+        args.icount_shift = qemu_target.board_icount_shift(args.board)
     seq_lens = list(args.seq_lens)   # sorted, each in 2..512 ([CLS] and [SEP] included): ui.IntList
     model = open_model(args.model, progress=not args.quiet)
     dims = model.manifest["dims"]
@@ -414,7 +421,6 @@ def run(args) -> int:
               file=sys.stderr)
         if not seq_lens:
             raise UserError(f"every --seq-lens value exceeds the model's {limit} positions")
-    kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     results, kernels, extra = [], {}, {}
     median = median_test_sentence(model)
     for k in kernel_sets:
@@ -446,7 +452,8 @@ def run(args) -> int:
                ("" if args.host else " --no-host") + ("" if args.twin else " --no-twin") +
                (f" --report {args.report}" if args.report else ""))
     report = {"command": command,
-              "board": args.board, "model": Path(args.model).name, "model_commit": commit, "shape_twin": twin,
+              "board": args.board, "cpu": qemu_target.board_cpu(args.board),
+              "model": Path(args.model).name, "model_commit": commit, "shape_twin": twin,
               "icount_shift": args.icount_shift,
               "note": "ms estimates assume one instruction per cycle at 480 MHz",
               "dims": model.manifest["dims"], "results": results, "kernels": kernels, "engines": extra,
@@ -512,7 +519,7 @@ def write_report(rep: dict, out: Path) -> None:
     lines = ["# Benchmarks", "",
              f"Model `{rep['model']}` ({rep['dims']['layers']} layers, hidden {rep['dims']['hidden']}, "
              f"{rep['dims']['heads_kept']} heads, intermediate {rep['dims']['intermediate']}) on the emulated "
-             f"`{rep['board']}` (Cortex-M7, QEMU `-icount shift={rep['icount_shift']}`; arm-none-eabi-gcc -O2). "
+             f"`{rep['board']}` ({rep.get('cpu', 'cortex-m7')}, QEMU `-icount shift={rep['icount_shift']}`; gcc -O2). "
              "Instruction counts are exact and deterministic; **the ms column assumes one instruction per cycle "
              "at 480 MHz** (an estimate, not a measurement on hardware).", "",
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`); this "
@@ -664,7 +671,7 @@ def write_report(rep: dict, out: Path) -> None:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="instructions, memory and flash on the emulated Cortex-M7",
+    p = subparsers.add_parser("bench", help="instructions, memory and flash on an emulated board",
                               description=__doc__.split("\n\n")[0])
     from . import ui
     from .qemu_target import qemu_boards
@@ -674,11 +681,13 @@ def register(subparsers) -> None:
     ui.int_list_argument(p, "--seq-lens", [16, 32, 64, 128, 512], 2, 512,
                          "token counts to measure ([CLS] and [SEP] included; beyond the model's positions its shape "
                          "twin is measured, see --no-twin)")
-    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both",
-                   help="the library's kernel sets to measure: the portable C ones, the Armv7E-M DSP ones, or both "
-                        "(default both)")
-    p.add_argument("--icount-shift", type=ui.int_range(0, 10), default=7,
-                   help="QEMU -icount shift (7: exact counts; 0 also works)")
+    from .qemu_target import KERNEL_CONFIG
+    p.add_argument("--kernels", choices=[*KERNEL_CONFIG, "both"], default="both",
+                   help="the library's kernel sets to measure: the portable C ones, the Cortex-M DSP ones, the "
+                        "Helium ones (mve), or both: every set the board runs (board.yml `kernels:`; default both)")
+    p.add_argument("--icount-shift", type=ui.int_range(0, 10), default=None,
+                   help="QEMU -icount shift (default the board's: 7 on the MPS2 boards, exact counts there, 0 also "
+                        "works; 0 on qemu_riscv32, exact at every shift)")
     p.add_argument("--no-baseline", dest="baseline", action="store_false",
                    help="skip the float32 naive baseline (bench/float32_naive)")
     p.add_argument("--no-host", dest="host", action="store_false",

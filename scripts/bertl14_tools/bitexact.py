@@ -9,10 +9,12 @@ exits 1 on any mismatch.
 
 --target host builds the library with the host compiler (cbuild.py) and calls it through ctypes
 (cengine.py); --kernels both checks the portable and the DSP kernels (the latter on the C emulation
-of the ACLE intrinsics on the host). --target qemu builds the test image tests/target for the
-emulated Cortex-M7 (mps2_an500, `west build`), boots it under QEMU and sends it the sentences over
-its serial port (qemu_target.py); the image tokenizes, encodes and classifies on the target and
-prints every result, compared here with the reference on the target's token ids. `--data hassil:N`
+of the ACLE intrinsics on the host). --target qemu builds the test image tests/target for an
+emulated board (--board, default mps2_an500, the Cortex-M7; every board whose board.yml has `qemu:`),
+boots it under QEMU and sends it the sentences over its serial port (qemu_target.py); the image
+tokenizes, encodes and classifies on the target and prints every result, compared here with the
+reference on the target's token ids. There --kernels both checks every kernel set the board runs
+(board.yml `kernels:`: portable and DSP on the Cortex-M4/M7/M33 boards, portable alone on qemu_riscv32). `--data hassil:N`
 uses N sentences expanded from the home-assistant-intents templates (English and Chinese).
 
 --entities FILE (a registry YAML or a `*_home.json`): first the C matcher (bertl14_registry_match, host build)
@@ -225,19 +227,27 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
 def run(args) -> int:
     from .modelio import open_model
     from .ui import emit_json, show_progress
-    texts = _texts(args.data, args.limit)      # the data first: its errors before any work
+    if args.target == "qemu":                 # the board and its kernel sets first: their errors before any work
+        from . import qemu_target
+        args.board = args.board or "mps2_an500"
+        kernel_sets = qemu_target.resolve_kernels(args.board, args.kernels)
+        cpu = qemu_target.board_cpu(args.board)
+    else:
+        if args.board:
+            raise UserError("--board names the emulated board of --target qemu; the host target has none")
+        kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
+    texts = _texts(args.data, args.limit)      # the data next
     model = open_model(args.model, progress=show_progress())
     if args.limit:
         texts = texts[:args.limit]
-    kernel_sets = ["portable", "dsp"] if args.kernels == "both" else [args.kernels]
     failed = False
     matchers = MatcherPair(args.entities, model, args.max_slots) if args.entities else None
     for k in kernel_sets:
         if matchers is not None:
             matchers.slots = 0
         if args.target == "qemu":
-            rep = check_qemu(model, texts, k, progress=not args.quiet, matchers=matchers)
-            extra = (f" ({rep.tokens} tokens; {rep.instructions} instructions on the emulated Cortex-M7, "
+            rep = check_qemu(model, texts, k, board=args.board, progress=not args.quiet, matchers=matchers)
+            extra = (f" ({rep.tokens} tokens; {rep.instructions} instructions on the emulated {args.board} ({cpu}), "
                      f"{rep.instructions // max(1, rep.sentences)} a sentence, profile hooks included)")
         else:
             rep = check_host(model, texts, k, progress=not args.quiet, matchers=matchers)
@@ -249,13 +259,16 @@ def run(args) -> int:
             extra += f" (token classifier: {model.qm.num_tags} tags and their logits compared on every token)"
         failed |= bool(rep.mismatches)
         if args.json:
-            emit_json({"model": model.name, "target": args.target, "kernels": k, "sentences": rep.sentences,
+            emit_json({"model": model.name, "target": args.target,
+                       **({"board": args.board} if args.target == "qemu" else {}),
+                       "kernels": k, "sentences": rep.sentences,
                        "mismatches": len(rep.mismatches), "first_mismatches": rep.mismatches[:MAX_SHOWN],
                        **({"tokens": rep.tokens, "instructions": rep.instructions} if args.target == "qemu" else {}),
                        **({"registry_names": matchers.slots} if matchers is not None else {}),
                        "tags_compared": model.qm.tagger is not None})
             continue
-        print(f"check-bitexact {model.name} target={args.target} kernels={k}: {rep.sentences} sentences, "
+        where = f"target={args.target}" + (f" board={args.board}" if args.target == "qemu" else "")
+        print(f"check-bitexact {model.name} {where} kernels={k}: {rep.sentences} sentences, "
               f"{len(rep.mismatches)} mismatches{extra}")
         for m in rep.mismatches[:MAX_SHOWN]:
             print("  MISMATCH " + m)
@@ -273,11 +286,16 @@ def register(subparsers) -> None:
                         "home-assistant-intents templates (English and Chinese)")
     from . import ui
     p.add_argument("--target", choices=["host", "qemu"], default="host",
-                   help="host: the library built with the host compiler; qemu: built for the emulated Cortex-M7 "
+                   help="host: the library built with the host compiler; qemu: built for an emulated board (--board) "
                         "and run under QEMU (default host)")
-    p.add_argument("--kernels", choices=["portable", "dsp", "both"], default="both",
-                   help="the library's kernel sets to check: the portable C ones, the Armv7E-M DSP ones, or both "
-                        "(default both)")
+    from .qemu_target import KERNEL_CONFIG, qemu_boards
+    p.add_argument("--board", default=None, choices=qemu_boards() or None,
+                   help="with --target qemu: the emulated board (default mps2_an500, the Cortex-M7; the boards whose "
+                        "board.yml names a QEMU machine)")
+    p.add_argument("--kernels", choices=[*KERNEL_CONFIG, "both"], default="both",
+                   help="the library's kernel sets to check: the portable C ones, the Cortex-M DSP ones, the Helium "
+                        "ones (mve), or both (default both; with --target qemu every set the board runs, board.yml "
+                        "`kernels:`)")
     p.add_argument("--limit", type=ui.positive_int, default=None, metavar="N", help="check only the first N sentences")
     p.add_argument("--entities", metavar="FILE", default=None,
                    help="registry YAML or *_home.json: also compare the C matcher with registry.Matcher, then "

@@ -1,8 +1,9 @@
-"""The bertl14 test/benchmark image (tests/target) on an emulated Cortex-M: build it with `west build`,
-boot it under QEMU with its serial port on a loopback TCP port (pyserial socket://) and talk to it.
+"""The bertl14 test/benchmark image (tests/target) on an emulated board (every board whose board.yml has `qemu:`):
+build it with `west build`, boot it under QEMU with its serial port on a loopback TCP port (pyserial socket://) and
+talk to it.
 
-    elf = build_image(model_dir, kernels="dsp", max_seq_len=128)
-    with QemuTarget(elf, icount_shift=0) as t:
+    elf = build_image(model_dir, kernels="dsp", max_seq_len=128, board="mps2_an505")
+    with QemuTarget(elf, board="mps2_an505") as t:
         r = t.infer_text("turn on the light")    # ids, offsets, INT8 rows + scales, logits, label, score, tags,
                                                   # tag logits, counts
         r = t.infer_ids([101, 2000, 102])
@@ -10,17 +11,23 @@ boot it under QEMU with its serial port on a loopback TCP port (pyserial socket:
         t.kernels()                               # kernel micro-benchmarks
 
 Counts: under `-icount shift=S` every guest instruction advances virtual time by 2^S ns and the
-CMSDK TIMER0 the image reads ticks at 25 MHz (40 ns), so an interval of T ticks is T * 40 / 2^S
-instructions. The image converts every timed interval on its own: with S >= 7 a tick is less than
-half an instruction and each interval's count is exact, so the counts are deterministic (the same
-image and input give the same numbers, whatever the host did before); with S = 0 a tick is 40
-instructions and each interval is quantized to +-40. The default is S = 7 (DEFAULT_ICOUNT_SHIFT);
-the instructions executed are the same for every S, only the clock's resolution changes.
+counter the image reads ticks every NS ns (the MPS2 boards' CMSDK TIMER0: 40 ns at 25 MHz, 50 ns at 20 MHz;
+qemu_riscv32's instret CSR: 1 ns; the image's banner says `tick_ns=`), so an interval of T ticks is T * NS / 2^S
+instructions. The image converts every timed interval on its own: when a tick is less than half an instruction
+(S >= 7 at 40 or 50 ns, every S at 1 ns) each interval's count is exact, so the counts are deterministic (the same
+image and input give the same numbers, whatever the host did before); at 40 ns and S = 0 a tick is 40
+instructions and each interval is quantized to +-40. The default S is the board's (board.yml `qemu: icount_shift:`,
+0 on qemu_riscv32, where its 32-bit counter then wraps last), else 7 (DEFAULT_ICOUNT_SHIFT); the instructions
+executed are the same for every S, only the clock's resolution changes.
+
+Kernel sets: each board runs those its board.yml lists (`kernels:`, e.g. [portable, dsp]); KERNEL_CONFIG says which
+Kconfig symbols build each set.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import os
 import shutil
 import subprocess
@@ -40,6 +47,10 @@ STAGES = ("other", "tokenize", "embed", "quant", "qkv", "scores", "softmax", "co
           "ffn_up", "gelu", "ffn_down", "layernorm", "classifier")   # bertl14_profile.h order
 MARK_REPS = 4096
 DEFAULT_ICOUNT_SHIFT = 7
+# the Kconfig values that build each kernel set; a symbol another set names is set to n (n is accepted on a board
+# where the symbol cannot be set, so every build says all of them)
+KERNEL_CONFIG = {"portable": {}, "dsp": {"BERTL14_USE_DSP": "y"},
+                 "mve": {"BERTL14_USE_MVE": "y", "BERTL14_USE_DSP": "y"}}   # Helium, the DSP bodies where it has none
 
 
 @functools.cache
@@ -67,27 +78,79 @@ def qemu_boards() -> list[str]:
         return []
 
 
-def qemu_machine(board: str) -> str:
-    """The QEMU machine of a board that runs the test image (from its board.yml)."""
+def board_info(board: str):
+    """The board's description (bertl14_west.boards.Board), or UserError for an unknown or not emulated board."""
+    build_error = _west()[1]             # imports bertl14_west (and so its modules below)
+    find_board = importlib.import_module("bertl14_west.boards").find_board
     try:
-        machine = west_qemu().board_machine(board)
-    except _west()[1]:   # BuildError: not a board of boards/
-        machine = None
-    if machine is None:
+        b = find_board(board)
+    except build_error:                  # not a board of boards/
+        b = None
+    if b is None or not b.qemu:
         raise UserError(f"unknown QEMU board {board!r}: use one of {', '.join(qemu_boards())}")
-    return machine
+    return b
 
 
-def missing_tools() -> list[str]:
-    """Tools the QEMU target needs that are not installed (empty: all there)."""
-    return [t for t in ("arm-none-eabi-gcc", "qemu-system-arm", "cmake") if not shutil.which(t)]
+def board_kernels(board: str) -> list[str]:
+    """The kernel sets the board runs (board.yml `kernels:`), portable first."""
+    return board_info(board).kernels
 
 
-def require_tools() -> None:
-    missing = missing_tools()
+def resolve_kernels(board: str, kernels: str) -> list[str]:
+    """--kernels K for a board: ["K"], or for "both" every set the board has (portable and its accelerated ones).
+    UserError for a set the board lacks."""
+    have = board_kernels(board)
+    if kernels == "both":
+        return have
+    if kernels not in have:
+        raise UserError(f"--kernels {kernels}: board {board} runs {' and '.join(have)} kernels only (board.yml "
+                        f"`kernels:`); use {' or '.join(have + ['both'])}")
+    return [kernels]
+
+
+def kernel_options(kernels: str) -> list[str]:
+    """The -DCONFIG_... options of `west build` that build this kernel set (KERNEL_CONFIG)."""
+    if kernels not in KERNEL_CONFIG:
+        raise UserError(f"unknown kernel set {kernels!r}: use {' or '.join(KERNEL_CONFIG)}")
+    symbols = sorted({sym for values in KERNEL_CONFIG.values() for sym in values})
+    return [f"-DCONFIG_{sym}={KERNEL_CONFIG[kernels].get(sym, 'n')}" for sym in symbols]
+
+
+def board_icount_shift(board: str) -> int:
+    """The -icount shift the board counts at by default (board.yml `qemu: icount_shift:`, else 7)."""
+    shift = board_info(board).icount_shift
+    return DEFAULT_ICOUNT_SHIFT if shift is None else shift
+
+
+def board_cpu(board: str) -> str:
+    """The board's CPU as board.yml names it (cortex-m7, cortex-m33, riscv32, ...)."""
+    return board_info(board).cpu
+
+
+def qemu_machine(board: str) -> dict:
+    """How QEMU runs a board that runs the test image (from its board.yml: program, machine, fixed arguments)."""
+    return board_info(board).qemu
+
+
+def board_tools(board: str = "mps2_an500") -> list[str]:
+    """The programs the QEMU target of a board needs: its toolchain's gcc, its QEMU, cmake."""
+    b = board_info(board)
+    return [b.tool("gcc"), b.qemu["system"], "cmake"]
+
+
+def missing_tools(board: str = "mps2_an500") -> list[str]:
+    """Tools the QEMU target of a board needs that are not installed (empty: all there)."""
+    return [t for t in board_tools(board) if not shutil.which(t)]
+
+
+def require_tools(board: str = "mps2_an500") -> None:
+    missing = missing_tools(board)
     if missing:
-        raise UserError(f"{', '.join(missing)} not found: install gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
-                        "qemu-system-arm and cmake (or run `make deps`), or use --target host")
+        _west()
+        tools = importlib.import_module("bertl14_west.tools")
+        hints = "; ".join(f"{t}: `{tools.install_hint(t)}`" for t in missing)
+        raise UserError(f"{', '.join(missing)} not found ({board}'s toolchain and emulator): install {hints} "
+                        "(or run `make deps`), or use --target host")
 
 
 def _cache() -> Path:
@@ -99,16 +162,14 @@ def _cache() -> Path:
 def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "mps2_an500",
                 profile: bool = True, quiet: bool = True) -> Path:
     """Build (incrementally) the test image for `model_dir` (a converted folder); returns firmware.elf."""
-    require_tools()
-    qemu_machine(board)
-    if kernels not in ("portable", "dsp"):
-        raise UserError(f"unknown kernel set {kernels!r}: use portable or dsp")
+    require_tools(board)
+    resolve_kernels(board, kernels)
     model_dir = Path(model_dir).resolve()
     key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}".encode()).hexdigest()[:12]
     build_dir = _cache() / f"{board}-{kernels}-{key}"
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
            f"-DCONFIG_BERTL14_MODEL_DIR={model_dir}", f"-DCONFIG_BERTL14_MAX_SEQ_LEN={max_seq_len}",
-           f"-DCONFIG_BERTL14_USE_DSP={'y' if kernels == 'dsp' else 'n'}", "-DCONFIG_APP_RTOS_NONE=y",
+           *kernel_options(kernels), "-DCONFIG_APP_RTOS_NONE=y",
            f"-DBERTL14_TARGET_PROFILE={'ON' if profile else 'OFF'}"]
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
     if not quiet:
@@ -146,9 +207,11 @@ class TargetResult:
 class QemuTarget:
     """A running test image. Use as a context manager: QEMU is killed on exit."""
 
-    def __init__(self, elf: Path, board: str = "mps2_an500", icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+    def __init__(self, elf: Path, board: str = "mps2_an500", icount_shift: int | None = None,
                  timeout: float = 60.0):
-        require_tools()
+        require_tools(board)
+        if icount_shift is None:
+            icount_shift = board_icount_shift(board)
         self.elf, self.board, self.shift, self.timeout = Path(elf), board, icount_shift, timeout
         self.machine = qemu_machine(board)
         self.link = None                       # west_qemu().QemuSerial

@@ -99,6 +99,14 @@ class Board:
                 "flags": [str(f) for f in q.get("flags") or []]}
 
     @property
+    def icount_shift(self) -> int | None:
+        """The QEMU -icount shift the test image counts instructions at by default (board.yml `qemu: icount_shift:`;
+        None: the tools' default). A board whose counter ticks once a nanosecond of virtual time counts exactly at
+        shift 0, where its 32-bit counter wraps last."""
+        value = (self.data.get("qemu") or {}).get("icount_shift")
+        return None if value is None else int(value)
+
+    @property
     def defconfig(self) -> Path:
         return self.dir / f"{self.name}_defconfig"
 

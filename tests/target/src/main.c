@@ -1,8 +1,9 @@
 /*
- * bertl14 test and benchmark image (QEMU MPS2 boards). Reads commands from UART0 (polled, one per
- * line) and answers with machine-readable lines that scripts/bertl14_tools/target.py parses:
+ * bertl14 test and benchmark image (the QEMU boards). Reads commands from the console UART (polled, one per
+ * line) and answers with machine-readable lines that scripts/bertl14_tools/qemu_target.py parses:
  *
  *   boot                 READY dsp=<0|1> profile=<0|1> max_seq=<N> hidden=<H> labels=<C> work=<bytes> unit=<timer>
+ *                              tick_ns=<ns of a timer tick>
  *   T <hex UTF-8 text>   tokenize + encode + classify (+ tag) the sentence
  *   I <id> <id> ...      encode + classify (+ tag) these token ids (no tokenizer)
  *     answer:            IDS <status> <n> <id>...          (T only)
@@ -18,11 +19,12 @@
  *   M                    MARK <instructions of 4096 profile marks> (the per-mark overhead to subtract)
  *   K                    kernel micro-benchmarks: KERNEL <name> <reps> <instructions> <macs or elements per rep>
  *
- * Counts come from the CMSDK TIMER0 (25 MHz): under QEMU -icount shift=S an instruction advances
- * virtual time by 2^S ns and a tick is 40 ns, so an interval of T ticks is T * 40 / 2^S
- * instructions. Every timed interval is converted on its own with rounding: for S >= 7 the error
- * of a tick difference (< 1 tick = 40/2^S < 0.5 instruction) rounds away and each count is exact;
- * for S = 0 each interval is a multiple of 40 (+-40). Timing never includes the UART.
+ * Counts come from platform_cycles(), a timer of NS = PLATFORM_ICOUNT_NS_PER_TICK ns a tick (the MPS2 boards' CMSDK
+ * TIMER0 at 25 MHz: 40 ns; qemu_riscv32's instret: 1 ns): under QEMU -icount shift=S an instruction advances
+ * virtual time by 2^S ns, so an interval of T ticks is T * NS / 2^S instructions. Every timed interval is
+ * converted on its own with rounding: when a tick is under half an instruction (NS / 2^S < 0.5: S >= 7 at 40 ns,
+ * every S at 1 ns) the error of a tick difference rounds away and each count is exact; at 40 ns and S = 0 each
+ * interval is a multiple of 40 (+-40). Timing never includes the UART.
  */
 #include <stdint.h>
 #include <string.h>
@@ -447,6 +449,8 @@ int main(void)
     put_i32(st);
     puts_(" unit=");
     puts_(platform_cycles_unit);
+    puts_(" tick_ns=");
+    put_u32(PLATFORM_ICOUNT_NS_PER_TICK);
     putch('\n');
     flush();
     for (;;) {

@@ -1,22 +1,20 @@
-/* Shared by the host-driven MPS2 images: polled command input, the -icount shift (target_link.h). */
+/* Shared by the host-driven images on the QEMU boards: polled command input, the -icount shift (target_link.h). */
 #include "target_link.h"
 
-#include "cmsdk.h"
+#include "platform.h"
 
 uint32_t target_icount_shift;
 
 void target_link_init(void)
 {
-    CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN;
+    platform_console_poll_init();
 }
 
 uint32_t target_read_line(char *line, uint32_t size)
 {
     uint32_t n = 0;
     for (;;) {
-        while (!(CMSDK_UART0->STATE & CMSDK_UART_STATE_RXFULL)) {
-        }
-        const char c = (char)CMSDK_UART0->DATA;
+        const char c = (char)platform_console_getc();
         if (c == '\n') {
             break;
         }

@@ -1,7 +1,7 @@
 /*
- * What the host-driven images on the QEMU MPS2 boards share (tests/target, the test and benchmark image, and
- * bench/float32_naive, its float32 baseline): commands read from UART0 by polling, one per line; timer ticks
- * converted to instructions for the QEMU -icount shift the host announces (`C <shift>`); the stack
+ * What the host-driven images on the QEMU boards share (tests/target, the test and benchmark image, and
+ * bench/float32_naive, its float32 baseline): commands read from the console UART by polling, one per line; timer
+ * ticks converted to instructions for the QEMU -icount shift the host announces (`C <shift>`); the stack
  * high-water mark of one call.
  */
 #ifndef TARGET_LINK_H
@@ -9,10 +9,12 @@
 
 #include <stdint.h>
 
-/* UART0 transmit and receive on, no RX interrupt (input is polled by target_read_line). */
+#include "platform_config.h"
+
+/* The console UART without its RX interrupt (input is polled by target_read_line). */
 void target_link_init(void);
 
-/* One command line from UART0 (waits for '\n'; '\r' dropped; at most size - 1 bytes kept, the rest of a longer
+/* One command line from the console UART (waits for '\n'; '\r' dropped; at most size - 1 bytes kept, the rest of a longer
  * line discarded) into line, NUL-terminated. Returns its length. */
 uint32_t target_read_line(char *line, uint32_t size);
 
@@ -22,20 +24,26 @@ void target_set_icount_shift(const char *digits);
 /* The QEMU -icount shift in use (target_set_icount_shift). */
 extern uint32_t target_icount_shift;
 
-/* Instructions of an interval of CMSDK TIMER0 ticks (25 MHz, 40 ns): under -icount shift=S an instruction is
- * 2^S ns, so T ticks are T * 40 / 2^S instructions, rounded (exact for S >= 7; a multiple of 40 for S = 0).
- * Inline: the profile hook calls it on every stage change, and its cost is part of what is measured. */
+/* Instructions of an interval of platform_cycles() ticks of PLATFORM_ICOUNT_NS_PER_TICK ns (the MPS2 boards' CMSDK
+ * TIMER0 at 25 MHz: 40 ns; 50 at 20 MHz; qemu_riscv32's instret: 1): under -icount shift=S an instruction is 2^S ns,
+ * so T ticks are T * NS / 2^S instructions, rounded (with 40 ns ticks exact for S >= 7, a multiple of 40 for S = 0;
+ * with 1 ns ticks exact for every S). Inline: the profile hook calls it on every stage change, and its cost is part
+ * of what is measured. */
 static inline uint64_t target_instructions(uint32_t ticks)
 {
-    const uint64_t t40 = (uint64_t)ticks * 40u;
-    return target_icount_shift ? (t40 + (1u << (target_icount_shift - 1u))) >> target_icount_shift : t40;
+    const uint64_t t = (uint64_t)ticks * PLATFORM_ICOUNT_NS_PER_TICK;
+    return target_icount_shift ? (t + (1u << (target_icount_shift - 1u))) >> target_icount_shift : t;
 }
 
 /* The stack pointer of the caller. */
 static inline __attribute__((always_inline)) uint32_t target_stack_pointer(void)
 {
     uint32_t sp;
+#if defined(__riscv)
+    __asm volatile("mv %0, sp" : "=r"(sp));
+#else
     __asm volatile("mov %0, sp" : "=r"(sp));
+#endif
     return sp;
 }
 

@@ -80,3 +80,15 @@ bool platform_console_ready(void)
 {
     return (CMSDK_UART0->CTRL & CMSDK_UART_CTRL_TXEN) != 0u;
 }
+
+void platform_console_poll_init(void)
+{
+    CMSDK_UART0->CTRL = CMSDK_UART_CTRL_TXEN | CMSDK_UART_CTRL_RXEN; /* no RX interrupt */
+}
+
+uint8_t platform_console_getc(void)
+{
+    while (!(CMSDK_UART0->STATE & CMSDK_UART_STATE_RXFULL)) {
+    }
+    return (uint8_t)CMSDK_UART0->DATA;
+}

@@ -107,3 +107,15 @@ bool platform_console_ready(void)
 {
     return UART_LCR == UART_LCR_8N1;
 }
+
+void platform_console_poll_init(void)
+{
+    UART_IER = 0u; /* no RX interrupt */
+}
+
+uint8_t platform_console_getc(void)
+{
+    while (!(UART_LSR & UART_LSR_DATA_READY)) {
+    }
+    return UART_RBR;
+}
