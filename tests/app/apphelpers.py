@@ -1,4 +1,4 @@
-"""Helpers of the intent-firmware tests: build app/ for mps2_an500 (bare-metal always,
+"""Helpers of the intent-firmware tests: build app/ for mps2_an500 or another emulated board (bare-metal always,
 FreeRTOS when its module is present), boot it under QEMU, talk to it with bertl14_tools.serial."""
 from __future__ import annotations
 
@@ -28,24 +28,42 @@ def public_sentences(n: int) -> list[dict]:
 _builds: dict[tuple, Path] = {}
 
 
-def build_firmware(tmp_factory, rtos: str, *options: str) -> Path:
-    """app/ for mps2_an500 with the default model and these extra -D options (built once a combination); rtos
-    'none' builds with no module reachable."""
-    key = (rtos, *options)
+def build_firmware(tmp_factory, rtos: str, *options: str, board: str = "mps2_an500") -> Path:
+    """app/ for `board` (an emulated one) with the default model and these extra -D options (built once a
+    combination); rtos 'none' builds with no module reachable."""
+    key = (board, rtos, *options)
     if key in _builds:
         return _builds[key]
-    require_arm()
-    d = tmp_factory.mktemp(f"app-an500-{rtos}") / "build"
+    require_arm(board)
+    d = tmp_factory.mktemp(f"app-{board}-{rtos}") / "build"
     if rtos == "freertos":
         require_modules("rtos/FreeRTOS-Kernel")
-        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_FREERTOS=y",
+        proc = west("build", "-b", board, "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_FREERTOS=y",
                     *options)
     else:
         empty = tmp_factory.mktemp("no-modules")
-        proc = west("build", "-b", "mps2_an500", "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_NONE=y",
+        proc = west("build", "-b", board, "-p", "-d", str(d), "app", "--", "-DCONFIG_APP_RTOS_NONE=y",
                     *options, env={"BERTL14_MODULES_DIR": str(empty)})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     _builds[key] = d
     return d
+
+
+def reference_for(firmware: Path):
+    """The Python integer reference on the model the build converted, with the firmware's threshold
+    (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1) and its registry
+    (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence, with the label
+    domains of the domain rule)."""
+    from bertl14_tools.serial import Reference
+    config = (firmware.parent / ".config").read_text()
+    min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
+    model = firmware.parent / "generated" / "model"
+    if min_score < 0:
+        min_score = json.loads((model / "manifest.json").read_text())["min_score_milli"]
+    table = firmware.parent / "generated" / "registry" / "registry.json"
+    data = json.loads(table.read_text(encoding="utf-8")) if table.is_file() else {}
+    max_names = next((int(line.split("=")[1]) for line in config.splitlines()
+                      if line.startswith("CONFIG_APP_REGISTRY_MAX_SLOTS=")), 0)
+    return Reference(model, min_score, data.get("words"), max_names, data.get("label_domains"))
 
 

@@ -1,12 +1,11 @@
 """Fixtures of the intent-firmware tests; helpers in apphelpers.py."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from apphelpers import QEMU_TIMEOUT, build_firmware
+from apphelpers import QEMU_TIMEOUT, build_firmware, reference_for
 from testsupport import ensure_west_workspace
 
 
@@ -34,18 +33,5 @@ def device(firmware):
 
 @pytest.fixture
 def reference(firmware):
-    """The Python integer reference on the model the build converted, with the firmware's threshold
-    (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1) and its registry
-    (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence, with the label
-    domains of the domain rule)."""
-    from bertl14_tools.serial import Reference
-    config = (firmware.parent / ".config").read_text()
-    min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
-    model = firmware.parent / "generated" / "model"
-    if min_score < 0:
-        min_score = json.loads((model / "manifest.json").read_text())["min_score_milli"]
-    table = firmware.parent / "generated" / "registry" / "registry.json"
-    data = json.loads(table.read_text(encoding="utf-8")) if table.is_file() else {}
-    max_names = next((int(line.split("=")[1]) for line in config.splitlines()
-                      if line.startswith("CONFIG_APP_REGISTRY_MAX_SLOTS=")), 0)
-    return Reference(model, min_score, data.get("words"), max_names, data.get("label_domains"))
+    """The Python integer reference for the firmware (apphelpers.reference_for)."""
+    return reference_for(firmware)
