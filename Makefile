@@ -2,8 +2,8 @@
 #   make demo   install what is missing, build the mps2_an500 firmware, run it under QEMU (-icount, so
 #               cycles= counts instructions), show its banner and its answers to a few sample sentences,
 #               then (when stdin is a terminal) an interactive console: type sentences, Ctrl-D quits
-#   make test   install what is missing (the train extra included: torch, transformers, tokenizers), then run
-#               the test suites (pytest)
+#   make test   install what is missing (the train extra included: torch, transformers, tokenizers; the RISC-V
+#               toolchain and QEMU for the qemu_riscv32 board), then run the test suites (pytest)
 # Python packages go into .venv (made with --system-site-packages, so packages already installed on
 # the machine are reused); apt packages are installed only when absent (sudo unless root).
 
@@ -23,8 +23,11 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # command -> Debian package providing it
 APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
              ninja:ninja-build gcc:gcc g++:g++ clang:clang
+# the emulated RISC-V board (qemu_riscv32): its toolchain, C library and QEMU; make test installs them, make demo not
+APT_RISCV := riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf qemu-system-riscv32:qemu-system-misc
+PICOLIBC_RISCV := /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs
 
-.PHONY: help demo test deps check-workspace apt python python-train workspace clean
+.PHONY: help demo test deps check-workspace apt apt-riscv python python-train workspace clean
 
 help:
 	@echo "make demo   build mps2_an500 and run the serial demo under QEMU"
@@ -39,7 +42,7 @@ demo: deps
 	$(PY) -m bertl14_tools.cli console --qemu $(BUILD_DIR)/firmware.elf --samples \
 	  --qemu-flag=-icount --qemu-flag=shift=0
 
-test: deps python-train
+test: deps apt-riscv python-train
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 deps: check-workspace apt python workspace
@@ -53,6 +56,16 @@ apt:
 	for pair in $(APT_TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
 	[ -d /usr/lib/arm-none-eabi/newlib ] || [ -d /usr/lib/arm-none-eabi/lib ] || missing="$$missing libnewlib-arm-none-eabi"; \
 	python3 -c "import ensurepip, venv" 2>/dev/null || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+apt-riscv:
+	@missing=""; \
+	for pair in $(APT_RISCV); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
+	[ -f $(PICOLIBC_RISCV) ] || missing="$$missing picolibc-riscv64-unknown-elf"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

@@ -91,6 +91,10 @@ def test_missing_toolchain_says_how_to_install(tmp_path):
     bindir.mkdir()
     proc = west("build", "-b", "mps2_an500", "-d", str(tmp_path / "b"), env={"PATH": str(bindir)})
     assert_one_line_error(proc, "arm-none-eabi-gcc", "apt-get install gcc-arm-none-eabi")
+    # the board's own toolchain (board.yml `toolchain:`): the RISC-V one for qemu_riscv32
+    proc = west("build", "-b", "qemu_riscv32", "-d", str(tmp_path / "rv"), env={"PATH": str(bindir)})
+    assert_one_line_error(proc, "riscv64-unknown-elf-gcc", "apt-get install gcc-riscv64-unknown-elf "
+                          "picolibc-riscv64-unknown-elf")
 
 
 def test_nucleo_builds_and_flash_dry_run_prints_each_runner(tmp_path):

@@ -55,12 +55,14 @@ def _dry(command: str, build_dir: Path, runner: str | None = None, gdb: str | No
 def test_west_boards_lists_every_board_with_its_memory_and_runners():
     proc = west("boards")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == sorted(all_boards()) == ["host", "mps2_an386", "mps2_an500", "nucleo_h743zi"]
-    proc = west("boards", "-n", "nucleo|an500", "-f", "{name}|{cpu}|{flash}|{ram}|{qemu}|{runners}|{dir}")
+    assert proc.stdout.split() == sorted(all_boards())
+    assert {"host", "mps2_an386", "mps2_an500", "mps2_an505", "nucleo_h743zi", "qemu_riscv32"} <= set(all_boards())
+    proc = west("boards", "-n", "nucleo|an500|riscv", "-f", "{name}|{cpu}|{flash}|{ram}|{qemu}|{runners}|{dir}")
     assert proc.stdout.splitlines() == [
         "mps2_an500|cortex-m7|4 MB|RAM 4 MB|mps2-an500|qemu|boards/arm/mps2_an500",
         "nucleo_h743zi|cortex-m7|2 MB|DTCM 128 KB, RAM 512 KB, SRAM123 288 KB, SRAM4 64 KB||"
-        "openocd, pyocd, jlink, stm32cubeprogrammer, st-flash|boards/st/nucleo_h743zi"]
+        "openocd, pyocd, jlink, stm32cubeprogrammer, st-flash|boards/st/nucleo_h743zi",
+        "qemu_riscv32|riscv32|4 MB|RAM 4 MB|virt|qemu|boards/qemu/qemu_riscv32"]
     assert_one_line_error(west("boards", "-f", "{speed}"), "{speed}", "{name}", "{runners}")
 
 
@@ -147,6 +149,9 @@ def test_emulated_and_host_boards_debug_dry_run(tmp_path, monkeypatch):
     assert gdb == f"g -q {elf} -ex 'target remote 127.0.0.1:5000'"
     assert " -S " not in _dry("attach", b)
     assert _dry("debugserver", b) == f"qemu-system-arm -M mps2-an386 -nographic -gdb tcp:127.0.0.1:1234 -S -kernel {elf}"
+    rv = _fake_build(tmp_path, "qemu_riscv32")            # the board's QEMU program and fixed arguments (board.yml)
+    assert _dry("debugserver", rv) == (f"qemu-system-riscv32 -M virt -bios none -nographic -gdb tcp:127.0.0.1:1234 "
+                                       f"-S -kernel {rv / 'firmware.elf'}")
     host = _fake_build(tmp_path, "host")
     assert _dry("debug", host) == f"gdb -q {host / 'firmware.elf'}"
 
