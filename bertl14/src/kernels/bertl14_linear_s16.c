@@ -141,111 +141,160 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
 #endif
 
 #if defined(BERTL14_USE_MVE)
-/* The nb (1..4, a compile-time constant in each copy) dot products of one weight row: eight weights (one VLDRH)
- * against the same eight channels of each token, chunks 2j and 2j+1, which are 4 * nb values apart in the block
- * layout: one gather of four words (VLDRW) at word offsets off[t] = {2t, 2t + 1, 2nb + 2t, 2nb + 2t + 1} from the
- * pair's start, one VMLADAVA. A last single chunk (in % 8 == 4) is the same with the upper lanes predicated off.
- * Returns the nb sums as the lanes of one vector (0 beyond nb). */
-static inline __attribute__((always_inline)) int32x4_t dot_mve(const int16_t *w, const int32_t *px, uint32_t pairs,
-                                                              uint32_t nb, int single, const uint32x4_t off[4])
+/* Dot products of weight rows with the tokens of the block, into acc[t][lane] (token t, channel o + lane). Eight
+ * weights (one VLDRH) against the same eight channels of a token, chunks 2j and 2j+1, which are 4 * nb values apart
+ * in the block layout: one gather of four words (VLDRW) at the word offsets {2t, 2t + 1, 2nb + 2t, 2nb + 2t + 1}
+ * from the pair's start, one VMLADAVA (eight MACs). A last single chunk (in % 8 == 4) is the same with the upper
+ * lanes predicated off (single_mve). */
+static inline __attribute__((always_inline)) int32_t single_mve(int32_t s, const int16_t *pw, const int32_t *px,
+                                                                uint32x4_t off)
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const uint32_t pair_words = 4u * nb;
-    for (uint32_t j = 0; j < pairs; j++, w += 8, px += pair_words) {
-        const int16x8_t wv = vldrhq_s16(w);
-        a0 = vmladavaq_s16(a0, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[0])));
-        if (nb > 1u) {
-            a1 = vmladavaq_s16(a1, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[1])));
-        }
-        if (nb > 2u) {
-            a2 = vmladavaq_s16(a2, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[2])));
-        }
-        if (nb > 3u) {
-            a3 = vmladavaq_s16(a3, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off[3])));
-        }
-    }
-    if (single) {
-        const mve_pred16_t p = vctp32q(2);
-        const int16x8_t wv = vldrhq_z_s16(w, vctp16q(4));
-        a0 = vmladavaq_s16(a0, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[0], p)));
-        if (nb > 1u) {
-            a1 = vmladavaq_s16(a1, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[1], p)));
-        }
-        if (nb > 2u) {
-            a2 = vmladavaq_s16(a2, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[2], p)));
-        }
-        if (nb > 3u) {
-            a3 = vmladavaq_s16(a3, wv, vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off[3], p)));
-        }
-    }
-    return bertl14_lanes_mve(a0, a1, a2, a3);
+    return vmladavaq_s16(s, vldrhq_z_s16(pw, vctp16q(4)),
+                         vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_z_s32(px, off, vctp32q(2))));
 }
 
-/* A block of nb (1..4) tokens, whole chunks, x 4-byte aligned. Per output channel: the nb dot products, then their
- * requantization as one vector of nb lanes: with shift >= 33 and s * M < 2^31 (the DSP body's fast case) the high
- * word of acc * s * M (VMULH) plus 2^(sh-1), shifted right by sh = shift - 32, QADD of the bias, saturated to 16
- * bits (VQMOVNB) where the output is int16, and one scatter store of the nb results; otherwise the 64-bit formula.
- * One copy a block size, so the dot products' loop has no test of nb. */
-static inline __attribute__((always_inline)) void linear_block_n(const int16_t *x, const uint32_t *x_scale,
-                                                                 uint32_t nb, uint32_t in, const int16_t *w,
-                                                                 uint32_t out, const bertl14_requant_t *rq,
-                                                                 int16_t *y16, int32_t *y32, uint32_t y_stride)
+/* A block of four tokens (the encoder's case), two weight rows (w, w + in) a pass: per pair of chunks two VLDRH,
+ * four gathers and eight VMLADAVA, 17 instructions for 64 MACs, in assembly: GCC 12 keeps neither the eight sums
+ * in the even registers VMLADAVA needs (constraint Te) nor the offsets in vector registers across its own loop.
+ * The assembly only reads memory this function never writes (the weights, the input block): no memory clobber. */
+static void dot2_block4(const int16_t *w, uint32_t in, const int16_t *x, const uint32x4_t off[4], int32_t acc[4][4],
+                        uint32_t lane)
 {
-    const mve_pred16_t pt = vctp32q(nb);                                     /* a lane a token */
-    const uint32x4_t sc = vldrwq_z_u32(x_scale, pt);                         /* s_t (0 beyond nb) */
-    const uint32_t smax = vmaxvq_u32(0u, sc);
-    const uint32x4_t lane = vidupq_n_u32(0u, 1);                             /* 0, 1, 2, 3 */
-    /* {0, 1, 2nb, 2nb + 1}: the two words of a chunk and of the next chunk of token 0 */
-    const uint32x4_t off0 = vaddq_u32(vandq_u32(lane, vdupq_n_u32(1u)), vmulq_n_u32(vshrq_n_u32(lane, 1), 2u * nb));
-    const uint32x4_t off[4] = {off0, vaddq_n_u32(off0, 2u), vaddq_n_u32(off0, 4u), vaddq_n_u32(off0, 6u)};
-    const uint32_t pairs = in / 8u;
-    const int single = (in & 4u) != 0u;
-    const int32_t *const xw = (const int32_t *)(const void *)x;
-    /* output element offsets of the nb results: y_stride apart (row-major), or 4 / the tail's width apart (block) */
-    const uint32_t tail_start = y_stride ? out : out & ~3u;
-    const uint32x4_t out_main = vmulq_n_u32(lane, y_stride ? y_stride : 4u);
-    const uint32x4_t out_tail = vmulq_n_u32(lane, out - (out & ~3u));
-    const int16_t *const mults = rq->mult, *const shifts = rq->shift;
-    const int32_t *const biases = rq->bias;
-    for (uint32_t o = 0; o < out; o++, w += in) {
-        const int32x4_t acc = dot_mve(w, xw, pairs, nb, single, off);
-        const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
-        const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
-        if (shift >= 33 && shift <= 63 && smax * (uint32_t)mult < 0x80000000u) {
-            const int32_t sh = shift - 32;
-            const int32x4_t m = vreinterpretq_s32_u32(vmulq_n_u32(sc, (uint32_t)mult));
-            int32x4_t v = vshlq_r_s32(vaddq_n_s32(vmulhq_s32(acc, m), 1 << (sh - 1)), -sh);
-            v = vqaddq_n_s32(v, bias);
-            const uint32x4_t where = o < tail_start ? out_main : out_tail;
-            if (y16) {
-                /* sat16 into the low half of each lane; the store keeps the low halves */
-                const int16x8_t s16 = vqmovnbq_s32(vreinterpretq_s16_s32(v), v);
-                vstrhq_scatter_shifted_offset_p_s32(y16 + base, where, vreinterpretq_s32_s16(s16), pt);
-            } else {
-                vstrwq_scatter_shifted_offset_p_s32(y32 + base, where, v, pt);
-            }
-        } else {
-            const uint32_t step = o < tail_start ? (y_stride ? y_stride : 4u) : out - (out & ~3u);
-            int32_t a[4];
-            vstrwq_s32(a, acc);
-            for (uint32_t t = 0; t < nb; t++) {
-                store_requant(y16, y32, base + t * step, a[t], x_scale[t], mult, shift, bias);
-            }
+    const int16_t *p0 = w, *p1 = w + in;
+    const int32_t *px = (const int32_t *)(const void *)x;
+    uint32_t n = in / 8u;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    if (n) {
+        int16x8_t wa, wb, xa, xb;
+        __asm volatile("movs %[s0], #0\n\tmovs %[s1], #0\n\tmovs %[s2], #0\n\tmovs %[s3], #0\n\t"
+                       "movs %[t0], #0\n\tmovs %[t1], #0\n\tmovs %[t2], #0\n\tmovs %[t3], #0\n"
+                       "1:\n\t"
+                       "vldrh.16 %q[wa], [%[p0]], #16\n\t"
+                       "vldrh.16 %q[wb], [%[p1]], #16\n\t"
+                       "vldrw.u32 %q[xa], [%[px], %q[o0], uxtw #2]\n\t"
+                       "vldrw.u32 %q[xb], [%[px], %q[o1], uxtw #2]\n\t"
+                       "vmladava.s16 %[s0], %q[wa], %q[xa]\n\t"
+                       "vmladava.s16 %[t0], %q[wb], %q[xa]\n\t"
+                       "vldrw.u32 %q[xa], [%[px], %q[o2], uxtw #2]\n\t"
+                       "vmladava.s16 %[s1], %q[wa], %q[xb]\n\t"
+                       "vmladava.s16 %[t1], %q[wb], %q[xb]\n\t"
+                       "vldrw.u32 %q[xb], [%[px], %q[o3], uxtw #2]\n\t"
+                       "vmladava.s16 %[s2], %q[wa], %q[xa]\n\t"
+                       "vmladava.s16 %[t2], %q[wb], %q[xa]\n\t"
+                       "adds %[px], %[px], #64\n\t"
+                       "vmladava.s16 %[s3], %q[wa], %q[xb]\n\t"
+                       "vmladava.s16 %[t3], %q[wb], %q[xb]\n\t"
+                       "subs %[n], %[n], #1\n\t"
+                       "bne 1b"
+                       : [s0] "=&Te"(s0), [s1] "=&Te"(s1), [s2] "=&Te"(s2), [s3] "=&Te"(s3), [t0] "=&Te"(t0),
+                         [t1] "=&Te"(t1), [t2] "=&Te"(t2), [t3] "=&Te"(t3), [p0] "+r"(p0), [p1] "+r"(p1),
+                         [px] "+r"(px), [n] "+r"(n), [wa] "=&w"(wa), [wb] "=&w"(wb), [xa] "=&w"(xa), [xb] "=&w"(xb)
+                       : [o0] "w"(off[0]), [o1] "w"(off[1]), [o2] "w"(off[2]), [o3] "w"(off[3])
+                       : "cc");
+    }
+    if (in & 4u) {
+        s0 = single_mve(s0, p0, px, off[0]);
+        s1 = single_mve(s1, p0, px, off[1]);
+        s2 = single_mve(s2, p0, px, off[2]);
+        s3 = single_mve(s3, p0, px, off[3]);
+        t0 = single_mve(t0, p1, px, off[0]);
+        t1 = single_mve(t1, p1, px, off[1]);
+        t2 = single_mve(t2, p1, px, off[2]);
+        t3 = single_mve(t3, p1, px, off[3]);
+    }
+    acc[0][lane] = s0;
+    acc[1][lane] = s1;
+    acc[2][lane] = s2;
+    acc[3][lane] = s3;
+    acc[0][lane + 1u] = t0;
+    acc[1][lane + 1u] = t1;
+    acc[2][lane + 1u] = t2;
+    acc[3][lane + 1u] = t3;
+}
+
+/* One weight row, token by token (blocks of 1..3 tokens, and a last odd channel): off0 the offsets of token 0 */
+static void dot1_mve(const int16_t *w, uint32_t in, const int16_t *x, uint32_t nb, uint32x4_t off0,
+                     int32_t acc[4][4], uint32_t lane)
+{
+    for (uint32_t t = 0; t < nb; t++) {
+        const int16_t *pw = w;
+        const int32_t *px = (const int32_t *)(const void *)x + 2u * t;
+        int32_t s = 0;
+        for (uint32_t j = 0; j < in / 8u; j++, pw += 8, px += 4u * nb) {
+            s = vmladavaq_s16(s, vldrhq_s16(pw), vreinterpretq_s16_s32(vldrwq_gather_shifted_offset_s32(px, off0)));
         }
+        acc[t][lane] = in & 4u ? single_mve(s, pw, px, off0) : s;
     }
 }
 
+/* A block of nb (1..4) tokens, whole chunks, x 4-byte aligned. Four output channels a pass: their dot products,
+ * then, when all four have the DSP body's fast case (shift >= 33, s * M < 2^31 for every token), the requantization
+ * of a token's four results as one vector (lanes: the channels): the high word of acc * s * M (VMULH) plus
+ * 2^(sh-1), shifted right by sh = shift - 32 (VSHL by each lane's count), QADD of the bias, saturated to 16 bits
+ * (VQMOVNB) where the output is int16, and one store of four adjacent outputs (a chunk of the block layout, or four
+ * channels of a row). Other channels, and the last out % 4, take the 64-bit formula. */
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
                          uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
-    if (nb == 4u) {
-        linear_block_n(x, x_scale, 4u, in, w, out, rq, y16, y32, y_stride);
-    } else if (nb == 3u) {
-        linear_block_n(x, x_scale, 3u, in, w, out, rq, y16, y32, y_stride);
-    } else if (nb == 2u) {
-        linear_block_n(x, x_scale, 2u, in, w, out, rq, y16, y32, y_stride);
-    } else {
-        linear_block_n(x, x_scale, 1u, in, w, out, rq, y16, y32, y_stride);
+    uint32_t smax = 0;
+    for (uint32_t t = 0; t < nb; t++) {
+        smax = x_scale[t] > smax ? x_scale[t] : smax;
+    }
+    const int16_t *const mults = rq->mult, *const shifts = rq->shift;
+    const int32_t *const biases = rq->bias;
+    int32_t acc[4][4];
+    const uint32x4_t idx = vidupq_n_u32(0u, 1);                              /* 0, 1, 2, 3 */
+    /* {0, 1, 2nb, 2nb + 1}: the two words of a chunk and of the next chunk of token 0; + 2t: token t */
+    const uint32x4_t off0 = vaddq_u32(vandq_u32(idx, vdupq_n_u32(1u)), vmulq_n_u32(vshrq_n_u32(idx, 1), 2u * nb));
+    const uint32x4_t off[4] = {off0, vaddq_n_u32(off0, 2u), vaddq_n_u32(off0, 4u), vaddq_n_u32(off0, 6u)};
+    for (uint32_t o = 0; o < out; o += 4u) {
+        const uint32_t cnt = out - o < 4u ? out - o : 4u;
+        uint32_t j = 0;
+        if (nb == 4u) {
+            for (; j + 2u <= cnt; j += 2u) {
+                dot2_block4(w + (o + j) * in, in, x, off, acc, j);
+            }
+        }
+        for (; j < cnt; j++) {
+            dot1_mve(w + (o + j) * in, in, x, nb, off0, acc, j);
+        }
+        if (cnt == 4u) {
+            const int32x4_t mult = vldrhq_s32(mults + o), shift = vldrhq_s32(shifts + o);
+            const uint32_t mmax = (uint32_t)vmaxvq_s32(0, mult);
+            /* every lane's shift - 33 in 0..30 (as unsigned), and smax * M < 2^31 */
+            if (vmaxvq_u32(0u, vreinterpretq_u32_s32(vsubq_n_s32(shift, 33))) <= 30u && smax * mmax < 0x80000000u) {
+                const int32x4_t sh = vsubq_n_s32(shift, 32), nsh = vnegq_s32(sh);
+                const int32x4_t c = vshlq_s32(vdupq_n_s32(1), vsubq_n_s32(sh, 1));        /* 2^(sh-1) */
+                /* the four biases (they may be unaligned): their bytes */
+                const int32x4_t bias = vreinterpretq_s32_s8(vldrbq_s8((const int8_t *)(const void *)(biases + o)));
+                /* token t's four outputs: y_stride apart (row-major), or the next chunk of the block layout */
+                const uint32_t first = y_stride ? o : (o >> 2) * nb * 4u, step = y_stride ? y_stride : 4u;
+                if (y16) {
+                    int16_t *d = y16 + first;
+                    for (uint32_t t = 0; t < nb; t++, d += step) {
+                        const int32x4_t m = vmulq_n_s32(mult, (int32_t)x_scale[t]);
+                        const int32x4_t v = vqaddq_s32(vshlq_s32(vaddq_s32(vmulhq_s32(vldrwq_s32(acc[t]), m), c),
+                                                                 nsh), bias);
+                        vstrhq_s32(d, vreinterpretq_s32_s16(vqmovnbq_s32(vreinterpretq_s16_s32(v), v)));
+                    }
+                } else {
+                    int32_t *d = y32 + first;
+                    for (uint32_t t = 0; t < nb; t++, d += step) {
+                        const int32x4_t m = vmulq_n_s32(mult, (int32_t)x_scale[t]);
+                        vstrwq_s32(d, vqaddq_s32(vshlq_s32(vaddq_s32(vmulhq_s32(vldrwq_s32(acc[t]), m), c), nsh),
+                                                 bias));
+                    }
+                }
+                continue;
+            }
+        }
+        for (uint32_t j = 0; j < cnt; j++) {
+            const int32_t mult = mults[o + j], shift = shifts[o + j], bias = ld_bias(biases, o + j);
+            for (uint32_t t = 0; t < nb; t++) {
+                store_requant(y16, y32, out_index(t, o + j, nb, out, y_stride), acc[t][j], x_scale[t], mult, shift,
+                              bias);
+            }
+        }
     }
 }
 #endif
