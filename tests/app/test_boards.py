@@ -1,5 +1,6 @@
 """The intent firmware on the emulated boards besides mps2_an500: mps2_an505 (Cortex-M33 with DSP, bare metal and
-FreeRTOS) and qemu_riscv32 (RV32IMAC, bare metal). Each answers the demo sentences and a few more exactly as the
+FreeRTOS), mps3_an547 (Cortex-M55 with the Helium kernels, bare metal and FreeRTOS) and qemu_riscv32 (RV32IMAC, bare
+metal). Each answers the demo sentences and a few more exactly as the
 Python reference does for the model and registry it was built with, counts instructions with its own counter under
 -icount, and answers lines that were sent before it finished booting (QEMU's stdio serial)."""
 from __future__ import annotations
@@ -13,10 +14,12 @@ import pytest
 from apphelpers import QEMU_TIMEOUT, build_firmware, reference_for
 
 # (board, execution model); qemu_riscv32 has no FreeRTOS port
-BUILDS = [("mps2_an505", "none"), ("mps2_an505", "freertos"), ("qemu_riscv32", "none")]
+BUILDS = [("mps2_an505", "none"), ("mps2_an505", "freertos"), ("mps3_an547", "none"), ("mps3_an547", "freertos"),
+          ("qemu_riscv32", "none")]
 # ns of a tick of the board's instruction counter (platform_config.h PLATFORM_ICOUNT_NS_PER_TICK): the AN505's
-# CMSDK timer runs at 20 MHz; qemu_riscv32 reads instret, one a nanosecond of QEMU's virtual clock
-TICK_NS = {"mps2_an505": 50, "qemu_riscv32": 1}
+# CMSDK timer and the AN547's FPGA I/O counter run at 20 MHz; qemu_riscv32 reads instret, one a nanosecond of QEMU's
+# virtual clock
+TICK_NS = {"mps2_an505": 50, "mps3_an547": 50, "qemu_riscv32": 1}
 MORE = ["打开客厅的灯", "set the bedroom temperature to 21.5 degrees", "turn off all the lights on the first floor",
         "what time is it"]
 
@@ -31,7 +34,9 @@ def test_answers_as_the_reference_and_counts_instructions(build):
     from bertl14_tools.serial import SAMPLE_LINES, Device, compare, open_link
     board, rtos, elf = build
     info = json.loads((elf.parent / "bertl14_build.json").read_text())
-    assert info["board"] == board and info["qemu"]["machine"] in ("mps2-an505", "virt")
+    assert info["board"] == board and info["qemu"]["machine"] in ("mps2-an505", "mps3-an547", "virt")
+    if board == "mps3_an547":                                   # the Helium kernels answer there
+        assert "CONFIG_BERTL14_USE_MVE=y" in (elf.parent / ".config").read_text()
     reference = reference_for(elf)
     with open_link(qemu=str(elf), qemu_flags=["-icount", "shift=0"], timeout=QEMU_TIMEOUT) as ser:
         dev = Device(ser, QEMU_TIMEOUT)
