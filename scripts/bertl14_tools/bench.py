@@ -474,7 +474,7 @@ def run(args) -> int:
 
 
 def ratios(results: list[dict]) -> list[dict]:
-    """Per seq_len: portable / DSP instructions, float32 / DSP instructions and RAM."""
+    """Per seq_len: portable / DSP and portable / Helium (mve) instructions, float32 / DSP instructions and RAM."""
     by = {(r["engine"], r["seq_len"]): r for r in results if not r.get("sentence")}
     out = []
     for n in sorted({r["seq_len"] for r in results if not r.get("sentence")}):
@@ -482,6 +482,9 @@ def ratios(results: list[dict]) -> list[dict]:
         row = {"seq_len": n}
         if d and p:
             row["portable_over_dsp_instructions"] = round(p["instructions"] / d["instructions"], 2)
+        m = by.get(("bertl14-mve", n))
+        if m and p:
+            row["portable_over_mve_instructions"] = round(p["instructions"] / m["instructions"], 2)
         if d and f:
             row["float32_over_dsp_instructions"] = round(f["instructions"] / d["instructions"], 2)
             row["float32_over_dsp_ram"] = round(f["ram_bytes"] / d["ram_bytes"], 1)
