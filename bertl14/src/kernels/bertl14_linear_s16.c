@@ -212,8 +212,35 @@ static void dot2_block4(const int16_t *w, uint32_t in, const int16_t *x, const u
     acc[3][lane + 1u] = t3;
 }
 
+/* A single token (the heads: pooler, classifier, tagger) is a plain row: four weight rows a pass against the same
+ * eight activations (one VLDRH of the row, four of weights, four VMLADAVA), into acc[0][0..3]. */
+BERTL14_NOINLINE static void dot4_row(const int16_t *w, uint32_t in, const int16_t *x, int32_t acc[4][4])
+{
+    const int16_t *p0 = w, *p1 = w + in, *p2 = p1 + in, *p3 = p2 + in, *px = x;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (uint32_t n = in / 8u; n; n--, p0 += 8, p1 += 8, p2 += 8, p3 += 8, px += 8) {
+        const int16x8_t xv = vldrhq_s16(px);
+        s0 = vmladavaq_s16(s0, vldrhq_s16(p0), xv);
+        s1 = vmladavaq_s16(s1, vldrhq_s16(p1), xv);
+        s2 = vmladavaq_s16(s2, vldrhq_s16(p2), xv);
+        s3 = vmladavaq_s16(s3, vldrhq_s16(p3), xv);
+    }
+    if (in & 4u) {                                                           /* the last four channels */
+        const mve_pred16_t p = vctp16q(4);
+        const int16x8_t xv = vldrhq_z_s16(px, p);
+        s0 = vmladavaq_s16(s0, vldrhq_z_s16(p0, p), xv);
+        s1 = vmladavaq_s16(s1, vldrhq_z_s16(p1, p), xv);
+        s2 = vmladavaq_s16(s2, vldrhq_z_s16(p2, p), xv);
+        s3 = vmladavaq_s16(s3, vldrhq_z_s16(p3, p), xv);
+    }
+    acc[0][0] = s0;
+    acc[0][1] = s1;
+    acc[0][2] = s2;
+    acc[0][3] = s3;
+}
+
 /* One weight row, token by token (blocks of 1..3 tokens, and a last odd channel): off0 the offsets of token 0 */
-static void dot1_mve(const int16_t *w, uint32_t in, const int16_t *x, uint32_t nb, uint32x4_t off0,
+BERTL14_NOINLINE static void dot1_mve(const int16_t *w, uint32_t in, const int16_t *x, uint32_t nb, uint32x4_t off0,
                      int32_t acc[4][4], uint32_t lane)
 {
     for (uint32_t t = 0; t < nb; t++) {
@@ -254,6 +281,9 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
             for (; j + 2u <= cnt; j += 2u) {
                 dot2_block4(w + (o + j) * in, in, x, off, acc, j);
             }
+        } else if (nb == 1u && cnt == 4u) {
+            dot4_row(w + o * in, in, x, acc);
+            j = 4u;
         }
         for (; j < cnt; j++) {
             dot1_mve(w + (o + j) * in, in, x, nb, off0, acc, j);
