@@ -2,7 +2,8 @@
 <= 19.5 KB (the 64-bit division helpers it pulls from libgcc included; 16 KB for the encoder, tokenizer and
 classifier, plus the slot tagger with token byte offsets and the choice of a label among allowed ones, plus 2 KB
 for init's checks of every byte of the model data: sizes, checksums, section table, parameter ranges),
-GELU code + table <= 2 KB."""
+GELU code + table <= 2 KB. The Helium build for the Cortex-M55 (mve: the MVE bodies and the DSP ones of the other
+ops) may take 3.5 KB more for its vector bodies: <= 23 KB."""
 from __future__ import annotations
 
 import shutil
@@ -16,6 +17,8 @@ from bertl14_tools import cbuild
 GCC = shutil.which("arm-none-eabi-gcc")
 FLAGS = ["-O2", "-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-std=c99",
          "-ffunction-sections", "-fdata-sections"]
+FLAGS_M55 = ["-O2", "-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-std=c99", "-ffunction-sections",
+             "-fdata-sections"]
 TANH_LUT_BYTES = 257 * 2
 
 pytestmark = pytest.mark.skipif(GCC is None, reason="arm-none-eabi-gcc not installed")
@@ -38,17 +41,22 @@ def _sizes(objs: list[Path]) -> dict[str, int]:
     return {Path(line.split()[-1]).stem: int(line.split()[0]) + int(line.split()[1]) for line in out}
 
 
-@pytest.mark.parametrize("kernels", ["portable", "dsp"])
+# kernel set: its definitions, the core it is measured on, the code budget
+KERNEL_SETS = {"portable": ([], FLAGS, 19 * 1024 + 512), "dsp": (["-DBERTL14_USE_DSP=1"], FLAGS, 19 * 1024 + 512),
+               "mve": (["-DBERTL14_USE_DSP=1", "-DBERTL14_USE_MVE=1"], FLAGS_M55, 23 * 1024)}
+
+
+@pytest.mark.parametrize("kernels", list(KERNEL_SETS))
 def test_code_size(tmp_path, kernels):
     lib = cbuild.LIB_DIR
-    defs = ["-DBERTL14_USE_DSP=1"] if kernels == "dsp" else []
+    defs, flags, budget = KERNEL_SETS[kernels]
     inc = [f"-I{lib / 'include'}", f"-I{lib / 'src'}", f"-I{lib / 'src' / 'kernels'}"]
     srcs = cbuild.library_sources()
-    subprocess.run([GCC] + FLAGS + defs + inc + ["-c"] + [str(s) for s in srcs], cwd=tmp_path, check=True)
+    subprocess.run([GCC] + flags + defs + inc + ["-c"] + [str(s) for s in srcs], cwd=tmp_path, check=True)
     objs = sorted(tmp_path.glob("*.o"))
     sizes = _sizes(objs)
     (tmp_path / "main.c").write_text(MAIN)
-    subprocess.run([GCC] + FLAGS + defs + inc + ["main.c"] + [o.name for o in objs] +
+    subprocess.run([GCC] + flags + defs + inc + ["main.c"] + [o.name for o in objs] +
                    ["-specs=nosys.specs", "-Wl,--gc-sections", "-o", "m.elf"], cwd=tmp_path, check=True,
                    capture_output=True)
     nm = subprocess.run(["arm-none-eabi-nm", "-S", "m.elf"], cwd=tmp_path, capture_output=True, text=True,
@@ -61,5 +69,5 @@ def test_code_size(tmp_path, kernels):
           f"GELU code {sizes['bertl14_gelu_s16']} B + tanh table {TANH_LUT_BYTES} B = {gelu} B")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
         print(f"  {name:28s} {size:6d}")
-    assert total <= 19 * 1024 + 512
+    assert total <= budget
     assert gelu <= 2 * 1024
