@@ -36,8 +36,12 @@ bool test_fault(const char *kind)
 {
     if (strcmp(kind, "bus") == 0) { /* a load from nowhere: the vendor system region, unmapped on these boards */
         (void)*(volatile uint32_t *)UNMAPPED_ADDRESS;
-    } else if (strcmp(kind, "usage") == 0) {
+    } else if (strcmp(kind, "usage") == 0) { /* an undefined instruction */
+#if defined(__riscv)
+        __asm volatile("unimp");
+#else
         __asm volatile("udf #0");
+#endif
     } else if (strcmp(kind, "stack") == 0) {
         volatile uint32_t depth = 0;
         recurse(&depth);
