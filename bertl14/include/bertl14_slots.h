@@ -100,9 +100,24 @@ uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name);
 int bertl14_slot_parse_number(const char *text, uint32_t len, int32_t *value_tenths);
 
 /**
+ * Where the number expression of a number or duration span ends: the span [start, @p end) of @p text grows over
+ * the English number words, digits, unit words, "1/2" and '%' that follow it (spaces between, or a hyphen between
+ * two letters as the value reader takes it: "twenty-two", not "29-minutes"), so a
+ * tagger that marks "one hundred" in "one hundred and twenty seconds", or "2" in "2 and a half hours", still gives
+ * the whole value. It never ends on a word that only joins ("a", "an", "and", "point") and stops at any other
+ * word. ASCII only: a Chinese span is read as tagged.
+ * @param text UTF-8, @p len bytes
+ * @param len  its length in bytes
+ * @param end  the span's end (byte offset, <= len)
+ * @return the new end (>= @p end; @p end itself when nothing follows, or for NULL or out-of-range input)
+ */
+uint32_t bertl14_slot_number_extent(const char *text, uint32_t len, uint32_t end);
+
+/**
  * The slot values of the last tagged sentence: BIO spans decoded from the tagger's answers (a span opens at B-x,
  * or at an I-x that does not continue an x span, and grows over the following I-x tokens; it covers @p text from
- * its first token's start to its last token's end), each turned into values by bertl14_slot_values. A span that
+ * its first token's start to its last token's end; a number's or duration's grows over the number words after
+ * it, bertl14_slot_number_extent, when the longer span still reads as a value), each turned into values by bertl14_slot_values. A span that
  * is a registry placeholder ("[NAME]", "[AREA]", "[FLOOR]") is skipped: the registry answers it. One value a slot
  * name: the first span that gives it wins, as in Home Assistant's slot dictionary.
  * @param ctx        the context whose model tagged (its tag names)

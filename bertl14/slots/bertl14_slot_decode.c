@@ -4,7 +4,9 @@
  * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens
  * and over a B-x right after it (nothing, one space or one hyphen between: the tagger may open "seven" of
  * "seventy-seven" again);
- * it covers the text from its first token's start to its last token's end (a wildcard's: widened to whole words).
+ * it covers the text from its first token's start to its last token's end (a wildcard's: widened to whole words; a
+ * number's or duration's: over the number words that follow, bertl14_slot_number_extent, when that still reads
+ * as a value).
  */
 #include <string.h>
 
@@ -47,6 +49,15 @@ static void whole_words(const char *text, uint32_t len, uint32_t *start, uint32_
     while (*end > 0u && *end < len && word_char(text[*end - 1u]) && word_char(text[*end])) {
         (*end)++;
     }
+}
+
+/* The span gives at least one value of its slot. */
+static int has_value(const uint32_t *table, const char *slot, const char *span, uint32_t len)
+{
+    bertl14_slot_value_t found[BERTL14_SLOT_VALUES_MAX];
+    uint32_t n_found = 0;
+    return bertl14_slot_values(table, slot, span, len, found, BERTL14_SLOT_VALUES_MAX, &n_found) == BERTL14_OK &&
+           n_found > 0u;
 }
 
 /* Normalise one span and append its values, skipping slots already answered (the first span wins). */
@@ -108,8 +119,15 @@ bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t 
             continue;
         }
         if (open_slot != NULL) { /* the span ends before token t */
-            if (bertl14_slot_type(table, open_slot) == BERTL14_SLOT_TYPE_WILDCARD) {
+            const uint32_t type = bertl14_slot_type(table, open_slot);
+            if (type == BERTL14_SLOT_TYPE_WILDCARD) {
                 whole_words(text, text_len, &open_start, &open_end);
+            } else if (type == BERTL14_SLOT_TYPE_NUMBER || type == BERTL14_SLOT_TYPE_DURATION) {
+                /* "one hundred" + "and twenty": the longer span when it reads as a value, else the tagged one */
+                const uint32_t whole = bertl14_slot_number_extent(text, text_len, open_end);
+                if (whole != open_end && has_value(table, open_slot, text + open_start, whole - open_start)) {
+                    open_end = whole;
+                }
             }
             st = add_span(table, open_slot, text, open_start, open_end, out, max_out, n_out);
             open_slot = NULL;

@@ -721,6 +721,79 @@ int bertl14_slot_parse_number(const char *text, uint32_t len, int32_t *value_ten
     return 1;
 }
 
+/* ---- the number a tagged span continues --------------------------------------------------------------------- */
+
+/* The end of the ASCII number word at s[i] (a word of the English lexicon, "1/2", a digit run, '%'); 0 if none.
+   *joiner: the word only joins numbers ("a", "an", "and", "point"), so an extent never ends on it. */
+static uint32_t number_word_end(const uint8_t *s, uint32_t n, uint32_t i, int *joiner)
+{
+    uint32_t j = i;
+    *joiner = 0;
+    if (i >= n) {
+        return 0u;
+    }
+    if (n - i >= 3u && s[i] == '1' && s[i + 1u] == '/' && s[i + 2u] == '2' && (n - i == 3u || !is_digit(s[i + 3u]))) {
+        return i + 3u;
+    }
+    if (is_digit(s[i])) {
+        while (j < n && (is_digit(s[j]) || ((s[j] == '.' || s[j] == ',') && j + 1u < n && is_digit(s[j + 1u])))) {
+            j++;
+        }
+        return j;
+    }
+    if (s[i] == '%') {
+        return i + 1u;
+    }
+    {
+        uint8_t w[WORD_MAX];
+        uint32_t wl = 0u, matched;
+        int idx;
+        while (j < n && s[j] < 0x80u && is_letter(fold(s[j]))) {
+            if (wl == WORD_MAX) {
+                return 0u;
+            }
+            w[wl++] = (uint8_t)fold(s[j++]);
+        }
+        idx = wl ? lookup(en_words, (uint32_t)N_EN, w, wl, 0, &matched) : -1;
+        if (idx < 0) {
+            return 0u;
+        }
+        *joiner = (en_codes[idx] >> 8) == T_A || (en_codes[idx] >> 8) == T_AND || (en_codes[idx] >> 8) == T_POINT;
+        return j;
+    }
+}
+
+uint32_t bertl14_slot_number_extent(const char *text, uint32_t len, uint32_t end)
+{
+    const uint8_t *s = (const uint8_t *)text;
+    uint32_t pos = end, good = end;
+    if (text == NULL || end > len) {
+        return end;
+    }
+    for (;;) {
+        uint32_t j = pos, hyphens = 0u, word_end;
+        int joiner;
+        while (j < len && s[j] == ' ') {
+            j++;
+        }
+        if (j == pos && j < len && s[j] == '-') { /* a hyphen between letters, as the reader takes it: "twenty-two" */
+            hyphens = pos > 0u && s[pos - 1u] < 0x80u && is_letter(fold(s[pos - 1u])) && j + 1u < len &&
+                              s[j + 1u] < 0x80u && is_letter(fold(s[j + 1u]))
+                          ? 1u
+                          : 2u;
+            j++;
+        }
+        word_end = hyphens <= 1u ? number_word_end(s, len, j, &joiner) : 0u;
+        if (word_end == 0u) {
+            return good;
+        }
+        pos = word_end;
+        if (!joiner) {
+            good = word_end;
+        }
+    }
+}
+
 /* ---- the table --------------------------------------------------------------------------------------------------- */
 
 typedef struct {

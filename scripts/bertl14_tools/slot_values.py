@@ -454,6 +454,63 @@ def parse_number(text) -> int | None:
     return items[0][0] if items is not None and len(items) == 1 else None
 
 
+# ---- the number a tagged span continues ------------------------------------------------------------------------
+_JOINERS = (T_A, T_AND, T_POINT)
+
+
+def _number_word_end(s, i: int) -> tuple[int, bool]:
+    """(end, joiner) of the ASCII number word at s[i], as number_word_end() in C; end 0 when there is none."""
+    n = len(s)
+    at = (lambda k: s[k]) if isinstance(s, (bytes, bytearray)) else (lambda k: ord(s[k]))
+    if i >= n:
+        return 0, False
+    if n - i >= 3 and at(i) == 0x31 and at(i + 1) == 0x2F and at(i + 2) == 0x32 and \
+            (n - i == 3 or not _is_digit(at(i + 3))):
+        return i + 3, False
+    j = i
+    if _is_digit(at(i)):
+        while j < n and (_is_digit(at(j)) or (at(j) in (0x2E, 0x2C) and j + 1 < n and _is_digit(at(j + 1)))):
+            j += 1
+        return j, False
+    if at(i) == 0x25:
+        return i + 1, False
+    w = []
+    while j < n and at(j) < 0x80 and _is_letter(fold(at(j))):
+        if len(w) == WORD_MAX:
+            return 0, False
+        w.append(chr(fold(at(j))))
+        j += 1
+    code = EN_WORDS.get("".join(w)) if w else None
+    if code is None:
+        return 0, False
+    return j, code[0] in _JOINERS
+
+
+def number_extent(text, end: int) -> int:
+    """bertl14_slot_number_extent(): where the number expression of a number or duration span ending at `end`
+    ends, over the English number words, digits, unit words, "1/2" and '%' that follow (spaces between, or a hyphen
+    between two letters as the reader takes it: "twenty-two", not "29-minutes"), never on "a"/"an"/"and"/"point".
+    `text` str or bytes, `end` an index into it."""
+    if end > len(text):
+        return end
+    at = (lambda k: text[k]) if isinstance(text, (bytes, bytearray)) else (lambda k: ord(text[k]))
+    pos = good = end
+    while True:
+        j, hyphens = pos, 0
+        while j < len(text) and at(j) == 0x20:
+            j += 1
+        if j == pos and j < len(text) and at(j) == 0x2D:   # a hyphen between letters, as the reader takes it
+            letter = lambda k: 0 <= k < len(text) and at(k) < 0x80 and _is_letter(fold(at(k)))  # noqa: E731
+            hyphens = 1 if letter(pos - 1) and letter(j + 1) else 2
+            j += 1
+        word_end, joiner = _number_word_end(text, j) if hyphens <= 1 else (0, False)
+        if word_end == 0:
+            return good
+        pos = word_end
+        if not joiner:
+            good = word_end
+
+
 # ---- normalisation (lists) -----------------------------------------------------------------------------------------
 _ARTICLES = (b"the ", b"a ", b"an ")
 

@@ -6,7 +6,8 @@ span when its first character lies inside it; the first such token is B-, the ot
 continuations included). Decoding is the device's rule (the same in C, bertl14/slots/bertl14_slot_decode.c): a
 span opens at B-x, or at I-x that does not continue an x span, and grows over the following I-x tokens (and over a
 B-x right after it: nothing, a space or a hyphen between); it covers the input from its first token's start to
-its last token's end. [CLS], [SEP] and tokens that cover no input are never in a
+its last token's end (a wildcard's widened to whole words, a number's or duration's over the number words that
+follow it when that still reads as a value: slot_values.number_extent). [CLS], [SEP] and tokens that cover no input are never in a
 span.
 """
 from __future__ import annotations
@@ -95,13 +96,19 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     registry placeholders) through slot_values.slot_values with the model's value table `spec` (slots.json or
     its words); the first span that gives a slot its value wins. `offsets` index `text`: characters of a str,
     bytes of UTF-8 bytes (the device's unit)."""
-    from .slot_values import TYPE_WILDCARD, build_value_table, slot_type, slot_values
+    from .slot_values import (TYPE_DURATION, TYPE_NUMBER, TYPE_WILDCARD, build_value_table, number_extent,
+                              slot_type, slot_values)
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
     for slot, start, end in decode(tags, offsets, names, text):
-        if slot_type(words, slot) == TYPE_WILDCARD:
+        kind = slot_type(words, slot)
+        if kind == TYPE_WILDCARD:
             start, end = whole_words(text, start, end)
+        elif kind in (TYPE_NUMBER, TYPE_DURATION):     # "one hundred" tagged of "one hundred and twenty seconds":
+            whole = number_extent(text, end)           # the longer span when it reads as a value
+            if whole != end and slot_values(words, slot, text[start:whole]):
+                end = whole
         piece = text[start:end]
         if piece in placeholders:
             continue

@@ -59,6 +59,31 @@ def test_values_of_a_tagged_sentence():
     assert tagging.slot_values_of("5 minutes then 7", [0, b, 0, 0, b, 0], offs2, NAMES, spec) == {"minutes": 5}
 
 
+def test_number_spans_take_the_number_words_that_follow():
+    spec = default_spec("en")
+    names = tagging.tag_names(["seconds", "hours", "minutes", "brightness", "search_query"])
+    idx = {t: i for i, t in enumerate(names)}
+
+    def tagged(text, slot, first_word, n_words=1):
+        """`text` split on spaces, words first_word.. tagged B-slot I-slot ..."""
+        offs, pos = [], 0
+        for w in text.split(" "):
+            offs.append((pos, pos + len(w)))
+            pos += len(w) + 1
+        tags = [0] * len(offs)
+        tags[first_word] = idx[f"B-{slot}"]
+        for k in range(first_word + 1, first_word + n_words):
+            tags[k] = idx[f"I-{slot}"]
+        return tagging.slot_values_of(text, [0] + tags + [0], [(0, 0)] + offs + [(0, 0)], names, spec)
+
+    assert tagged("start a timer for one hundred and twenty seconds", "seconds", 4, 2) == {"seconds": 120}
+    assert tagged("set a timer for 2 and a half hours", "hours", 4) == {"hours": 2, "minutes": 30}
+    assert tagged("dim the light to 50 and the fan to 3", "brightness", 4) == {"brightness": 50}
+    # the longer span reads no value ("5 minutes one"): the tagged one is kept
+    assert tagged("set the timer for 5 minutes one more time", "minutes", 4, 2) == {"minutes": 5}
+    assert tagged("play the album seventy two", "search_query", 3) == {"search_query": "seventy"}   # wildcards: as tagged
+
+
 def test_values_fit_the_answers_intent():
     numbers = {"brightness", "volume_level", "position", "percentage", "temperature"}
     light = ["area", "brightness", "color", "name"]

@@ -41,6 +41,7 @@ class CSlots:
         self.lib.bertl14_slot_table_validate.restype = ctypes.c_int
         self.lib.bertl14_slot_type.restype = ctypes.c_uint32
         self.lib.bertl14_slot_parse_number.restype = ctypes.c_int
+        self.lib.bertl14_slot_number_extent.restype = ctypes.c_uint32
         self.table = (ctypes.c_uint32 * len(words))(*words)
 
     def values(self, slot: str, span, max_out: int = S.VALUES_MAX) -> tuple[int, list[S.SlotValue]]:
@@ -58,6 +59,11 @@ class CSlots:
         raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
         v = ctypes.c_int32(0)
         return v.value if self.lib.bertl14_slot_parse_number(raw, ctypes.c_uint32(len(raw)), ctypes.byref(v)) else None
+
+    def number_extent(self, text, end: int) -> int:
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        buf = (ctypes.c_char * max(len(raw), 1)).from_buffer_copy(raw or b"\0")
+        return self.lib.bertl14_slot_number_extent(buf, ctypes.c_uint32(len(raw)), ctypes.c_uint32(end))
 
     def slot_type(self, slot: str) -> int:
         return self.lib.bertl14_slot_type(self.table, slot.encode())
@@ -393,6 +399,41 @@ def test_random_token_soup_c_equals_python(c, words):
         slot = rng.choice(SLOTS)
         assert c.values(slot, span) == _twin(words, slot, span), (slot, span)
         assert c.parse_number(span) == S.parse_number(span), span
+
+
+@pytest.mark.parametrize("text, tagged, whole", [
+    ("start a timer for one hundred and twenty seconds", "one hundred", "one hundred and twenty seconds"),
+    ("a timer for 2 and a half hours", "2", "2 and a half hours"),
+    ("set it to twenty-two degrees please", "twenty", "twenty-two degrees"),    # one hyphen, then a unit word
+    ("dim it to 50 and the fan to 3", "50", "50"),                            # never ends on "and"
+    ("dim it to 50%", "50", "50%"),
+    ("take 1/2 hour off", "1/2", "1/2 hour"),
+    ("FIVE Minutes", "FIVE", "FIVE Minutes"),                                 # case folded, as the reader does
+    ("5min", "5", "5min"),
+    ("about 10 -- 20 min", "10", "10"),                                       # two hyphens: not one number
+    ("stop my 29-minutes timer", "29", "29"),               # a hyphen after digits: the reader reads no value there
+    ("thirty-hours and 21-minute off", "thirty", "thirty-hours and 21"),   # up to the hyphen after digits
+    ("一个半小时", "一个", "一个"),                                            # Chinese: as tagged
+])
+def test_number_extent(c, text, tagged, whole):
+    raw, end = text.encode(), len(text[:text.index(tagged) + len(tagged)].encode())
+    want = len(text[:text.index(whole) + len(whole)].encode())
+    assert S.number_extent(raw, end) == want
+    assert c.number_extent(text, end) == want
+    if text.isascii():
+        assert S.number_extent(text, end) == want                             # str indices: the same for ASCII
+
+
+def test_number_extent_edges(c):
+    for text, end in (("one", 3), ("one", 5), ("", 0), ("", 2)):              # at the end, past it, empty
+        assert S.number_extent(text.encode(), end) == end == c.number_extent(text, end)
+
+
+def test_number_extent_c_equals_python(c):
+    rng = random.Random(5)
+    for span in random_corpus(rng, 3000) + mutated_corpus(rng, 3000) + byte_corpus(rng, 2000):
+        end = rng.randrange(len(span) + 2)
+        assert c.number_extent(span, end) == S.number_extent(span, end), (span, end)
 
 
 def test_random_bytes_c_equals_python(c, words):
