@@ -23,14 +23,21 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
 ARM_CPUS = {   # the boards' cores (boards/*/*/board.cmake)
     "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
     "cortex-m4": ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
+    "cortex-m55": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"],
 }
+CLANG_TARGET = {"cortex-m7": "thumbv7em-none-eabihf", "cortex-m4": "thumbv7em-none-eabihf",
+                "cortex-m55": "thumbv8.1m.main-none-eabihf"}
 BUILDS = {   # name: compiler, its flags
     "gcc": ("gcc", []),
     "clang": ("clang", []),
     **{f"arm-{cpu}": ("arm-none-eabi-gcc", flags) for cpu, flags in ARM_CPUS.items()},
-    **{f"clang-arm-{cpu}": ("clang", ["--target=thumbv7em-none-eabihf"] + flags[:1] + flags[2:])
+    **{f"clang-arm-{cpu}": ("clang", [f"--target={CLANG_TARGET[cpu]}"] + flags[:1] + flags[2:])
        for cpu, flags in ARM_CPUS.items()},
 }
+# the kernel sets' definitions; the Cortex-M55 builds check the Helium set (its portable and DSP bodies are the
+# M7's), the other builds the portable and DSP sets
+KERNEL_DEFS = {"portable": [], "dsp": ["-DBERTL14_USE_DSP=1"], "mve": ["-DBERTL14_USE_DSP=1", "-DBERTL14_USE_MVE=1"]}
+CASES = [(build, k) for build in BUILDS for k in KERNEL_DEFS if (k == "mve") == build.endswith("cortex-m55")]
 
 
 def library_sources() -> list[Path]:
@@ -60,13 +67,12 @@ def newlib_include() -> str:
     return found[0]
 
 
-@pytest.mark.parametrize("kernels", ["portable", "dsp"])
-@pytest.mark.parametrize("build", list(BUILDS))
+@pytest.mark.parametrize("build,kernels", CASES)
 def test_library_builds_warning_free(tmp_path, build, kernels):
     cc, flags = BUILDS[build]
     if build.startswith("clang-arm"):
         flags = flags + ["-isystem", newlib_include()]
-    defs = ["-DBERTL14_USE_DSP=1"] if kernels == "dsp" else []
+    defs = KERNEL_DEFS[kernels]
     cmd = [need(cc), "-O2"] + flags + STRICT + defs + INCLUDES + ["-c"]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # one compiler a source, as make -j does
         runs = list(pool.map(lambda src: subprocess.run(cmd + [str(src), "-o", str(tmp_path / (src.stem + ".o"))],

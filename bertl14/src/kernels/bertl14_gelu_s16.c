@@ -26,6 +26,7 @@ int32_t bertl14_tanh_q12(int32_t u)
     return tanh_q12(u);
 }
 
+#if !defined(BERTL14_USE_MVE)
 /* The same formula in 32-bit pieces (bit-identical): every product that can exceed 2^31 is one
  * 32 x 32 -> 64 multiply (bertl14_rsr_mul: SMULL), every other value is proven to fit int32 (bounds
  * in comments). */
@@ -58,6 +59,7 @@ static inline int32_t smooth_one(int32_t x, uint32_t ism)
     return bertl14_sat16((x * (int32_t)ism + 2048) >> 12);
 #endif
 }
+#endif
 
 #if defined(BERTL14_USE_MVE)
 /* gelu_one then smooth_one of four lanes (x: int16 values widened; ism: the channels' factors). Every step is the

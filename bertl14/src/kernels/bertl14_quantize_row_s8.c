@@ -65,6 +65,7 @@ static inline int32_t inv_scale(uint32_t s)
     return (int32_t)(q + ((uint64_t)r + 1u + s / 2u >= s ? 1u : 0u));
 }
 
+#if !defined(BERTL14_USE_MVE)
 /* q = sat8(rsr(x * inv, 24)); |x * inv| < 2^47: one SMULL, |rsr| < 2^23 */
 static inline int32_t quantize_one(int32_t x, int32_t inv)
 {
@@ -75,6 +76,7 @@ static inline int32_t quantize_one(int32_t x, int32_t inv)
     return bertl14_sat8(bertl14_rsr_mul(x, inv, 24));
 #endif
 }
+#endif
 
 #if defined(BERTL14_USE_MVE)
 /* quantize_one of cnt (1..4) values: sat8(VRMULH(x * 2^8, inv)), as the DSP body's SMMULR */

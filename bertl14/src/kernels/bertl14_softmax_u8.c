@@ -9,6 +9,7 @@
 #include "bertl14_mve.h"
 #endif
 
+#if !defined(BERTL14_USE_MVE)
 static inline uint32_t exp_q23_u32(uint32_t d)
 {
     if (d >= 17035u) {
@@ -22,6 +23,7 @@ static inline uint32_t exp_q23_u32(uint32_t d)
      * term 2^(k-1) then cannot carry into the result */
     return ((m << 8) + ((1u << k) >> 1)) >> k;
 }
+#endif
 
 #if defined(BERTL14_USE_MVE)
 /* exp_q23_u32 of four lanes, the same steps (the interpolation's product is negative: a signed shift). d is
