@@ -475,6 +475,7 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
     (slots.SlotScore) of the device's name=/area=/floor= against each record's expected slots."""
     line_max = int(dev.config.get("line_max", "0") or 0)
     mismatches, protocol_errors, cycles, match_cycles, match_bytes = [], [], [], 0, 0
+    by_tokens: dict[int, list[int]] = {}     # cycles of the answers of each token count
     correct = 0
     score = None
     if slot_registry is not None:
@@ -496,6 +497,8 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             diffs = compare(ans, exp, dump)
         if ans.kind == "intent" and "cycles" in ans.fields:
             cycles.append(int(ans.fields["cycles"]))
+            if "tokens" in ans.fields:
+                by_tokens.setdefault(int(ans.fields["tokens"]), []).append(int(ans.fields["cycles"]))
         if ans.kind == "intent" and "match_cycles" in ans.fields:
             match_cycles += int(ans.fields["match_cycles"])
             match_bytes += len(text.encode("utf-8"))
@@ -513,7 +516,10 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             "accuracy": correct / n if n else 0.0, "matches_reference": n - len(mismatches) - len(protocol_errors),
             "mismatches": mismatches, "protocol_errors": protocol_errors,
             "mean_cycles": sum(cycles) / len(cycles) if cycles else None, "max_cycles": max(cycles) if cycles else None,
-            "cycles_unit": dev.config.get("cycles"), "dump": dump, "model": dev.config.get("model"),
+            "cycles_unit": dev.config.get("cycles"),
+            "cycles_by_tokens": {str(n): {"n": len(c), "mean_cycles": round(sum(c) / len(c))}
+                                 for n, c in sorted(by_tokens.items())},
+            "dump": dump, "model": dev.config.get("model"),
             "min_score": dev.config.get("min_score"),
             "match_cycles_per_byte": match_cycles / match_bytes if match_bytes else None,
             "slots": score.as_dict() if score is not None else None}
@@ -574,6 +580,8 @@ def cmd_validate(args) -> int:
         print(f"answers identical to the reference: {report['matches_reference']} of {report['n']}")
         if report["mean_cycles"] is not None:
             print(f"cycles ({report['cycles_unit']}): mean {report['mean_cycles']:.0f}, max {report['max_cycles']}")
+            print("mean cycles by tokens: " + ", ".join(f"{n}: {v['mean_cycles']} ({v['n']})"
+                                                        for n, v in report["cycles_by_tokens"].items()))
         if report["match_cycles_per_byte"] is not None:
             print(f"registry matcher: {report['match_cycles_per_byte']:.1f} {report['cycles_unit']} per input byte")
         for m in report["mismatches"][:20]:

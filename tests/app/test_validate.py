@@ -66,6 +66,9 @@ def test_validate_reports_mismatches(tmp_path):
     report = json.loads(proc.stdout)
     assert len(report["mismatches"]) == 2 and report["protocol_errors"] == []
     assert any("score 0.500 !=" in d for d in report["mismatches"][0]["differences"])
+    # the device's cycles by token count (a board's own timing table): both answers said tokens=3 cycles=1
+    assert report["cycles_by_tokens"] == {"3": {"n": 2, "mean_cycles": 1}}
+    assert report["cycles_unit"] == "host_ns" and report["mean_cycles"] == 1
 
 
 def test_validate_reports_protocol_errors(tmp_path):
