@@ -5,16 +5,22 @@ Builds the test image (tests/target) for the model with each kernel set, runs it
 `-icount` and, for each sequence length, encodes + classifies one sentence of that many tokens:
 instructions per sentence (from an image without profile hooks: exact), per stage (tokenize,
 embeddings, attention, FFN, LayerNorm, classifier; from an image with stage hooks, each hook's
-own cost subtracted), MACs, instructions per MAC, the time estimate at 480 MHz assuming one
-instruction per cycle, work-buffer bytes, stack high-water mark and flash by section. Plus kernel
+own cost subtracted), MACs, instructions per MAC, a time estimate at the board's clock (board.yml `clock:`)
+assuming one instruction per cycle, work-buffer bytes, stack high-water mark and flash by section. Plus kernel
 micro-benchmarks (linear layer instructions per MAC, softmax instructions per element).
+
+The peer in the same run (bench_peer.py, `--no-peer` skips it): the engine `tflm-cmsis-nn`, TensorFlow Lite Micro
+with the CMSIS-NN kernels running the model's int8 .tflite export on the same board, sentences and counting (the
+lengths up to the model's positions), its arena, flash, CMSIS-NN's kernels on the model's shapes, and the agreement
+of its answers and of the library's with the float model on the public test (`--agreement-data`).
 
 Counting: QEMU -icount shift=7 by default: each interval the image times is converted to
 instructions exactly (see qemu_target.py); `--icount-shift 0` gives the same instructions with
 +-40 quantization per interval. The same build gives the same counts.
 
-`--json` prints one object {"board", "model", "results": [{"engine", "seq_len", "instructions",
-"macs", "ram_bytes", "work_buffer_bytes", "stages": {...}}], "kernels": {...}, ...}.
+`--json` prints one object {"board", "model", "clock", "results": [{"engine", "seq_len", "instructions",
+"macs", "ram_bytes", "work_buffer_bytes", "flash_bytes", "agreement_with_float", "ms_estimate", "stages": {...}}],
+"kernels": {...}, "agreement", ...} (the peer's work_buffer_bytes: the arena TFLM uses).
 `--report DIR` also writes DIR/benchmarks.md and PNG plots.
 """
 from __future__ import annotations
@@ -26,7 +32,6 @@ from pathlib import Path
 
 from .errors import UserError
 
-CPU_HZ = 480e6
 STAGE_GROUPS = {                      # issue 7's stages <- the library's profile stages
     "tokenize": ("tokenize",),
     "embeddings": ("embed",),
@@ -70,13 +75,20 @@ def _code_bytes(build_dir: Path, board: str = "mps2_an500") -> int:
     return int(last[0]) + int(last[1])            # text + data of the library objects
 
 
-def median_test_sentence(model) -> str | None:
-    """The median-length sentence (by this model's tokens) of the public English test set, if present
-    ($BERTL14_TEST_DATA or <repo>/../shared/data/ha-intents-tests); used only to pick a typical length."""
+def public_test_file() -> Path | None:
+    """The public English test set, if present ($BERTL14_TEST_DATA or <repo>/../shared/data/ha-intents-tests,
+    en.jsonl): evaluation only."""
     import os
     root = Path(os.environ.get("BERTL14_TEST_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data" / "ha-intents-tests")
     f = root / "en.jsonl"
-    if not f.is_file():
+    return f if f.is_file() else None
+
+
+def median_test_sentence(model) -> str | None:
+    """The median-length sentence (by this model's tokens) of the public English test set, if present
+    (public_test_file); used only to pick a typical length."""
+    f = public_test_file()
+    if f is None:
         return None
     from .textio import read_jsonl
     texts = [r["text"] for r in read_jsonl(f, "public test file", need=("text",))]
@@ -127,7 +139,6 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         rows.append({
             "engine": f"bertl14-{kernels}", "seq_len": n, "instructions": total, "timer_wraps": wraps,
             "macs": m["total"], "instructions_per_mac": round(total / m["total"], 3),
-            "ms_at_480mhz_1ipc": round(total / CPU_HZ * 1e3, 3),
             "ram_bytes": wb(n) + e.stack_bytes, "work_buffer_bytes": wb(n), "stack_bytes": e.stack_bytes,
             "image_work_buffer_bytes": work,
             "stages": stages, "stages_detail": fine,
@@ -139,7 +150,6 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         rows.append({"engine": f"bertl14-{kernels}", "seq_len": len(med.ids), "sentence": "median public English test sentence",
                      "instructions": med.instructions, "macs": m["total"],
                      "instructions_per_mac": round(med.instructions / m["total"], 3),
-                     "ms_at_480mhz_1ipc": round(med.instructions / CPU_HZ * 1e3, 3),
                      "ram_bytes": wb(len(med.ids)) + med.stack_bytes, "work_buffer_bytes": wb(len(med.ids)),
                      "stack_bytes": med.stack_bytes, "stages": {}, "tokenizer_included": True})
     tok_fine = max(0, round(tok.stage_instructions["tokenize"] - mark * tok.stage_entries["tokenize"]))
@@ -266,7 +276,6 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
             m = macs(dims, n)
             rows.append({"engine": "float32-naive", "seq_len": n, "instructions": instr, "macs": m["total"],
                          "instructions_per_mac": round(instr / m["total"], 3),
-                         "ms_at_480mhz_1ipc": round(instr / CPU_HZ * 1e3, 3),
                          "ram_bytes": float_naive_bytes(dims, n) + ram_other + stack,
                          "work_buffer_bytes": float_naive_bytes(dims, n) + ram_other, "stack_bytes": stack,
                          "stages": {}, "max_abs_logit_error_vs_numpy": err})
@@ -391,6 +400,14 @@ def model_commit(path: Path) -> str | None:
     return (rev + ("+local-changes" if dirty else "")) if rev else None
 
 
+def board_clock(board: str) -> dict | None:
+    """The clock the time estimates use: board.yml `clock: {hz, part}` (for an emulated board, the real part it
+    stands in for); None when the board names none."""
+    from .qemu_target import board_info
+    c = board_info(board).data.get("clock") or {}
+    return {"hz": int(c["hz"]), "part": c.get("part")} if c.get("hz") else None
+
+
 def run(args) -> int:
     from . import qemu_target
     from .modelio import open_model
@@ -400,6 +417,7 @@ def run(args) -> int:
         args.icount_shift = qemu_target.board_icount_shift(args.board)
     seq_lens = list(args.seq_lens)   # sorted, each in 2..512 ([CLS] and [SEP] included): ui.IntList
     model = open_model(args.model, progress=not args.quiet)
+    trained = model                  # the model itself (not its shape twin): the peer's export
     dims = model.manifest["dims"]
     limit = int(dims.get("source_max_position") or dims["max_position"]) if model.source_dir else int(dims["max_position"])
     commit = model_commit(model.source_dir or model.path)
@@ -445,20 +463,52 @@ def run(args) -> int:
         if not args.quiet:
             print("bench: host baselines (one thread)", file=sys.stderr)
         results += run_host_baselines(model, converted, seq_lens, not args.quiet)
+    peer = None
+    if args.peer:
+        from . import bench_peer
+        if not args.quiet:
+            print(f"bench: {bench_peer.PEER} (TFLM + CMSIS-NN) on {args.board}", file=sys.stderr)
+        data = Path(args.agreement_data) if args.agreement_data else public_test_file()
+        peer = bench_peer.run_bench(trained, seq_lens, args.board, args.icount_shift, not args.quiet, data)
+        if "skipped" in peer:
+            print(f"bench: {bench_peer.PEER} skipped ({peer['skipped']})", file=sys.stderr)
+        else:
+            results += peer["rows"]
+            kernels[bench_peer.PEER] = peer["kernels"]
+            agree = (peer["agreement"] or {}).get("agreement_with_float", {})
+            for r in results:
+                key = bench_peer.PEER if r["engine"] == bench_peer.PEER else (
+                    "bertl14" if r["engine"].startswith("bertl14-") else None)
+                if key in agree:
+                    r["agreement_with_float"] = agree[key]
     fb = model.manifest.get("flash_bytes", {})
+    for r in results:                # the library's rows: weights + vocabulary + its code
+        if r["engine"] in extra and fb.get("weights"):
+            r["flash_bytes"] = fb["weights"] + (fb.get("vocabulary") or 0) + extra[r["engine"]]["code_bytes"]
+    clock = board_clock(args.board)
+    for r in results:
+        if "instructions" in r and clock:
+            r["ms_estimate"] = round(r["instructions"] / clock["hz"] * 1e3, 3)
     command = (f"bertl14 bench --board {args.board} --model {args.model} "
                f"--seq-lens {','.join(map(str, args.seq_lens))} "
                f"--kernels {args.kernels}" + ("" if args.baseline else " --no-baseline") +
                ("" if args.host else " --no-host") + ("" if args.twin else " --no-twin") +
-               (f" --report {args.report}" if args.report else ""))
+               ("" if args.peer else " --no-peer") + (f" --report {args.report}" if args.report else ""))
     report = {"command": command,
               "board": args.board, "cpu": qemu_target.board_cpu(args.board),
               "model": Path(args.model).name, "model_commit": commit, "shape_twin": twin,
               "icount_shift": args.icount_shift,
-              "note": "ms estimates assume one instruction per cycle at 480 MHz",
+              "clock": clock,
+              "note": (f"ms estimates: instructions at {clock['hz'] / 1e6:g} MHz ({clock['part']}), one instruction a "
+                       "cycle" if clock else "no ms estimates: the board's board.yml names no clock"),
               "dims": model.manifest["dims"], "results": results, "kernels": kernels, "engines": extra,
               "flash_bytes": {"weights": fb.get("weights"), "vocabulary": fb.get("vocabulary"),
                               "code": {e: v["code_bytes"] for e, v in extra.items()}}}
+    if peer is not None:
+        report["peer"] = {k: v for k, v in peer.items() if k not in ("rows", "kernels")}
+        if "code_bytes" in peer:
+            report["flash_bytes"]["code"][bench_peer.PEER] = peer["code_bytes"]
+        report["agreement"] = peer.get("agreement")
     if float_skipped:
         report["float32_naive_skipped"] = {"seq_lens": float_skipped, "bytes": {
             str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": ram_limit}
@@ -488,13 +538,20 @@ def ratios(results: list[dict]) -> list[dict]:
         if d and f:
             row["float32_over_dsp_instructions"] = round(f["instructions"] / d["instructions"], 2)
             row["float32_over_dsp_ram"] = round(f["ram_bytes"] / d["ram_bytes"], 1)
+        t = by.get(("tflm-cmsis-nn", n))
+        if d and t:
+            row["tflm_over_dsp_instructions"] = round(t["instructions"] / d["instructions"], 2)
+            row["tflm_arena_over_dsp_work_buffer"] = round(t["work_buffer_bytes"] / d["work_buffer_bytes"], 2)
         out.append(row)
     return out
 
 
 def _print_table(rep: dict) -> None:
-    print(f"{rep['model']} on {rep['board']} (QEMU -icount; ms = instructions at 480 MHz, 1 instruction/cycle)")
-    print(f"{'engine':18s} {'tokens':>6s} {'instructions':>13s} {'MACs':>11s} {'instr/MAC':>9s} {'ms@480':>8s} "
+    clock = rep.get("clock")
+    mhz = f"{clock['hz'] / 1e6:g}" if clock else "?"
+    print(f"{rep['model']} on {rep['board']} (QEMU -icount; ms = instructions at {mhz} MHz, 1 instruction/cycle: "
+          "an estimate)")
+    print(f"{'engine':18s} {'tokens':>6s} {'instructions':>13s} {'MACs':>11s} {'instr/MAC':>9s} {'ms@' + mhz:>8s} "
           f"{'linear i/MAC':>12s} {'softmax i/el':>12s} {'RAM B':>8s}")
     for r in rep["results"]:
         if "host_us" in r:
@@ -502,7 +559,7 @@ def _print_table(rep: dict) -> None:
             continue
         lin, smx = r.get("linear_instructions_per_mac"), r.get("softmax_instructions_per_element")
         print(f"{r['engine']:18s} {r['seq_len']:6d} {r['instructions']:13d} {r['macs']:11d} "
-              f"{r['instructions_per_mac']:9.3f} {r['ms_at_480mhz_1ipc']:8.2f} {'' if lin is None else lin:>12} "
+              f"{r['instructions_per_mac']:9.3f} {r.get('ms_estimate', float('nan')):8.2f} {'' if lin is None else lin:>12} "
               f"{'' if smx is None else smx:>12} {r['ram_bytes']:8d}" + (f"  ({r['sentence']})" if r.get("sentence") else ""))
         if r["stages"]:
             print("    stages: " + ", ".join(f"{k} {v}" for k, v in r["stages"].items()))
@@ -512,19 +569,144 @@ def _print_table(rep: dict) -> None:
         print("ratios at {}: ".format(r["seq_len"]) + ", ".join(f"{k} {v}" for k, v in r.items() if k != "seq_len"))
 
 
+PEER_OPERATOR_NOTE = {"FULLY_CONNECTED": "linear layers (CMSIS-NN)", "BATCH_MATMUL": "scores and context (CMSIS-NN)",
+                      "SOFTMAX": "attention softmax (CMSIS-NN)", "MEAN": "LayerNorm mean and variance",
+                      "SUB": "LayerNorm x - mean", "MUL": "LayerNorm square, 1/sd, gamma (CMSIS-NN where shapes match)",
+                      "ADD": "residuals (CMSIS-NN), LayerNorm beta, embeddings", "RSQRT": "LayerNorm 1/sd",
+                      "GeluApprox": "GELU (256-entry table)", "TRANSPOSE": "heads (CMSIS-NN)",
+                      "RESHAPE": "heads", "GATHER": "embeddings, [CLS] row", "TANH": "pooler"}
+
+
+def peer_section(rep: dict, met) -> list[str]:
+    """docs/benchmarks.md's section on the tflm-cmsis-nn engine (nothing when the run skipped it with --no-peer)."""
+    peer = rep.get("peer")
+    if peer is None:
+        return []
+    lines = ["", "## The peer: TensorFlow Lite Micro with CMSIS-NN (`tflm-cmsis-nn`)", ""]
+    if "skipped" in peer:
+        return lines + [f"Not measured in this run: {peer['skipped']}."]
+    rows = {r["seq_len"]: r for r in rep["results"] if r["engine"] == "tflm-cmsis-nn"}
+    dsp = {r["seq_len"]: r for r in rep["results"] if r["engine"] == "bertl14-dsp" and not r.get("sentence")}
+    lines += [
+        "What runs: the same model exported to an int8 `.tflite` by `scripts/bertl14_tools/tflite_export.py` (no "
+        "TensorFlow: the flatbuffer is written with the `flatbuffers` package and the TFLite schema bindings of the "
+        "pinned tflite-micro sources). Full-integer post-training quantization as TensorFlow Lite's converter does it "
+        "with a representative dataset (the model's calibration sentences, those `bertl14 convert` calibrates on): "
+        "int8 activations with their own scale and zero point from the ranges seen, int8 fully connected weights per "
+        "output channel, int32 biases. LayerNorm runs as the int8 builtins TFLM has (MEAN, SUB, MUL, MEAN, RSQRT, MUL, "
+        "MUL, ADD), GELU as the GeluApprox custom operator (`integrations/tflm`), attention as RESHAPE, TRANSPOSE, "
+        "BATCH_MATMUL, SOFTMAX; activations are [1, n, features], as TensorFlow exports a Dense layer, so "
+        "FULLY_CONNECTED takes CMSIS-NN's batched path (`arm_convolve_1x1_s8_fast`). The graph does the library's "
+        "work: embeddings, encoder, pooler and classifier, and the token tagger. TFLM tensors have fixed shapes: one "
+        "model per length (a deployment padding to one length pays that length's instructions).",
+        "",
+        "The image `bench/tflm_cmsis_nn`: tflite-micro 90b983c2 with its CMSIS-NN kernels (CMSIS-NN 4ab83cc3, the "
+        "commit that TFLM version downloads; FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, ADD, MUL and TRANSPOSE from "
+        "CMSIS-NN, TFLM's reference kernels for the others), compiled -O2 like the library with TFLM's "
+        "`KERNELS_OPTIMIZED_FOR_SPEED`, the models in flash, the same startup, UART and counting as `tests/target`. "
+        "Counted: the input copy and `Invoke()`; loading a model (`AllocateTensors`, the kernels' Prepare) is not, as "
+        "`bertl14_init` is not. Arena: `arena_used_bytes()` (tensors, TFLM's bookkeeping, the kernels' persistent data; "
+        "the weights stay in flash). Flash: the model's `.tflite` + the TFLM and CMSIS-NN code the image links "
+        "(from its link map); the library's flash counts its vocabulary section too (the tokenizer on the device; "
+        "the peer takes token ids).", "",
+        "| tokens | bertl14-dsp instructions | tflm-cmsis-nn instructions | tflm / dsp | bertl14-dsp work buffer B | "
+        "tflm arena B | bertl14-dsp flash B | tflm flash B |", "|---|---|---|---|---|---|---|---|"]
+    for n, t in rows.items():
+        d = dsp.get(n)
+        lines.append(f"| {n} | {d['instructions']:,} | {t['instructions']:,} | {t['instructions'] / d['instructions']:.2f} | "
+                     f"{d['work_buffer_bytes']:,} | {t['arena_bytes']:,} | {d.get('flash_bytes', 0):,} | "
+                     f"{t['flash_bytes']:,} |" if d else
+                     f"| {n} | | {t['instructions']:,} | | | {t['arena_bytes']:,} | | {t['flash_bytes']:,} |")
+    agree = rep.get("agreement")
+    if agree:
+        acc = agree.get("accuracy_argmax", {})
+        lines += ["", f"Answers on `{agree['data']}` ({agree['n']:,} sentences, no registry, the same token ids for "
+                  "every engine): the best intent's agreement with the float model's, and accuracy against the "
+                  "expected intent (best label, no threshold). The library's figure is its Python reference's, "
+                  "bit-exact with both kernel sets; the peer's comes from the same image sources built for the host "
+                  "(`west build -b host bench/tflm_cmsis_nn`: CMSIS-NN's portable C paths, which compute what its "
+                  "DSP paths compute), one export per sentence length.", "",
+                  "| engine | agreement with float | accuracy (argmax) |", "|---|---|---|"]
+        for name in ("bertl14", "tflm-cmsis-nn"):
+            lines.append(f"| {name} | {agree['agreement_with_float'][name]} | {acc.get(name, '')} |")
+        if "float" in acc:
+            lines.append(f"| float (the model) | 1.0 | {acc['float']} |")
+    ops = sorted({o for r in rows.values() for o in r.get("operators", {})},
+                 key=lambda o: -max(r["operators"].get(o, {}).get("instructions", 0) for r in rows.values()))
+    if ops:
+        lines += ["", "Where the peer's instructions go (TFLM's profiler hooks around each operator; share of the "
+                  "sentence):", "", "| operator | what | " + " | ".join(f"{n} tokens" for n in rows) + " |",
+                  "|---|---|" + "---|" * len(rows)]
+        for o in ops:
+            lines.append(f"| {o} | {PEER_OPERATOR_NOTE.get(o, '')} | " + " | ".join(
+                f"{100 * r['operators'].get(o, {}).get('instructions', 0) / r['instructions']:.1f} %"
+                for r in rows.values()) + " |")
+        lines.append("| | per MAC of the linear layers / per softmax element | " + " | ".join(
+            f"{r['linear_instructions_per_mac']} / {r['softmax_instructions_per_element']}" for r in rows.values()) + " |")
+    lines += ["", "| target (one run, default English model) | measured | |", "|---|---|---|"]
+    if 32 in rows and 32 in dsp:
+        ratio = rows[32]["instructions"] / dsp[32]["instructions"]
+        lines.append(f"| bertl14-dsp >= 3x fewer instructions than tflm-cmsis-nn at 32 tokens | {ratio:.2f}x | "
+                     f"{met(ratio >= 3)} |")
+    both = [n for n in rows if n in dsp]
+    if both:
+        ok = all(dsp[n]["work_buffer_bytes"] <= rows[n]["arena_bytes"] for n in both)
+        lines.append("| work buffer no larger than the peer's arena | " + ", ".join(
+            f"{dsp[n]['work_buffer_bytes']:,} <= {rows[n]['arena_bytes']:,}" for n in both) + f" B | {met(ok)} |")
+    if agree:
+        a = agree["agreement_with_float"]
+        lines.append(f"| agreement with float no lower than the peer's | {a['bertl14']} vs {a['tflm-cmsis-nn']} | "
+                     f"{met(a['bertl14'] >= a['tflm-cmsis-nn'])} |")
+    lines += ["", "Reproduce: the peer needs the optional west projects tflite-micro and CMSIS-NN (`west config "
+              "manifest.group-filter -- +optional && west update`, then in `modules/lib/tflite-micro` `make -f "
+              "tensorflow/lite/micro/tools/make/Makefile third_party_downloads` for its flatbuffers and gemmlowp "
+              "headers; or `BERTL14_MODULES_DIR` naming a folder with `lib/tflite-micro` and `lib/CMSIS-NN`) and the "
+              "`flatbuffers` package (`pip install -e '.[bench]'`); `bertl14 bench` then measures it (`--no-peer` "
+              "skips it; without the modules it says so and goes on). The exported models are kept in the cache "
+              "(`~/.cache/bertl14/target/tflm-*/models/model_<n>.tflite`); the host runner is "
+              "`west build -b host -d BUILD bench/tflm_cmsis_nn`, then `BUILD/firmware.elf MODEL.tflite IDS.bin "
+              "OUT.bin` (int32 ids in, the raw output tensors out)."]
+    return lines
+
+
+def measuring_on_a_board(rep: dict) -> list[str]:
+    """How to collect real cycles on a NUCLEO (the ms column is an estimate)."""
+    return ["", "## Measuring on a board", "",
+            "The ms column is an estimate from instruction counts. On a NUCLEO-H743ZI the intent firmware's answers carry "
+            "`cycles=`: DWT->CYCCNT, the core's cycle counter at its 400 MHz (`clock:` in "
+            "`boards/st/nucleo_h743zi/board.yml`), around tokenizing, encoding, classifying and tagging one sentence, "
+            "flash wait states, caches and multi-cycle instructions included; cycles / 400,000 is the time in ms. A "
+            "table from the board:", "",
+            "    west build -b nucleo_h743zi -d build/nucleo app && west flash -d build/nucleo",
+            "    bertl14 validate --port /dev/ttyACM0 --model build/nucleo/generated/model \\",
+            "        --data ../shared/data/ha-intents-tests/en.jsonl --json",
+            "",
+            "`validate` sends every sentence, checks each answer against the Python reference, and reports "
+            "`cycles_unit` (`cpu_cycles` on the NUCLEO; `timer_25mhz` ticks under QEMU), `mean_cycles`, `max_cycles` "
+            "and `cycles_by_tokens` (for each token count: the sentences and their mean cycles), the board's own "
+            "figures to set against the instruction counts here (a sentence's `tokens=` includes [CLS] and [SEP])."]
+
+
 def write_report(rep: dict, out: Path) -> None:
     """docs/benchmarks.md and the PNG plots (plots.py: instructions against tokens on log axes, the typed sentence
     marked; each stage's share of the instructions)."""
     from .plots import bench_instructions_png, bench_stages_png
     out.mkdir(parents=True, exist_ok=True)
-    bench_instructions_png({**rep, "cpu_hz": CPU_HZ}, out / "bench_instructions.png")
+    clock = rep.get("clock")
+    bench_instructions_png({**rep, "cpu_hz": clock["hz"] if clock else None}, out / "bench_instructions.png")
     bench_stages_png(rep, out / "bench_stages.png", list(STAGE_GROUPS))
     lines = ["# Benchmarks", "",
              f"Model `{rep['model']}` ({rep['dims']['layers']} layers, hidden {rep['dims']['hidden']}, "
              f"{rep['dims']['heads_kept']} heads, intermediate {rep['dims']['intermediate']}) on the emulated "
              f"`{rep['board']}` ({rep.get('cpu', 'cortex-m7')}, QEMU `-icount shift={rep['icount_shift']}`; gcc -O2). "
-             "Instruction counts are exact and deterministic; **the ms column assumes one instruction per cycle "
-             "at 480 MHz** (an estimate, not a measurement on hardware).", "",
+             "Instruction counts are exact and deterministic. " + (
+                 f"**The ms column is an estimate from the instruction counts**: one instruction a cycle at "
+                 f"{clock['hz'] / 1e6:g} MHz, the clock of the {clock['part']} (the `clock:` of the board's board.yml; "
+                 "an emulated board names the real part it stands in for). It is not a measurement: on the part, flash "
+                 "wait states, caches and multi-cycle instructions add cycles, dual issue saves some. " if clock else
+                 "No ms column: the board's board.yml names no clock. ") +
+             "On a NUCLEO-H743ZI the firmware's `cycles=` are real core cycles at 400 MHz (the DWT cycle counter); "
+             "*Measuring on a board* below says how to collect them.", "",
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`); this "
              f"page was written by `{rep.get('command')}`.", "",
              f"Model commit: `{rep.get('model_commit')}` (the last commit of the model folder when measured)"
@@ -548,15 +730,17 @@ def write_report(rep: dict, out: Path) -> None:
              "quantizes each interval to 40). Totals come from an image without stage hooks; the stage "
              "breakdown from one built with `BERTL14_PROFILE` (bertl14_profile.h), the hooks' own measured "
              "cost subtracted per entry. Tokens: [CLS] + words of a real command, repeated + [SEP].", "",
-             "| engine | tokens | instructions | MACs | instr/MAC | ms @480 MHz (1 IPC) | linear instr/MAC | "
-             "softmax instr/element | work buffer B | stack B |",
+             f"| engine | tokens | instructions | MACs | instr/MAC | ms @{clock['hz'] / 1e6:g} MHz (estimate) | "
+             "linear instr/MAC | softmax instr/element | work buffer (TFLM: arena) B | stack B |" if clock else
+             "| engine | tokens | instructions | MACs | instr/MAC | ms | linear instr/MAC | softmax instr/element | "
+             "work buffer (TFLM: arena) B | stack B |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rep["results"]:
         if "host_us" in r:
             continue
         tokens = f"{r['seq_len']} ({r['sentence']}, tokenizer included)" if r.get("sentence") else r["seq_len"]
         lines.append(f"| {r['engine']} | {tokens} | {r['instructions']:,} | {r['macs']:,} | "
-                     f"{r['instructions_per_mac']} | {r['ms_at_480mhz_1ipc']} | {r.get('linear_instructions_per_mac', '')} | "
+                     f"{r['instructions_per_mac']} | {r.get('ms_estimate', '')} | {r.get('linear_instructions_per_mac', '')} | "
                      f"{r.get('softmax_instructions_per_element', '')} | {r['work_buffer_bytes']:,} | {r['stack_bytes']:,} |")
     lines += ["", "## Stages (instructions; profile hooks' own cost subtracted)", "",
               "| engine | tokens | " + " | ".join(STAGE_GROUPS) + " |", "|---|---|" + "---|" * len(STAGE_GROUPS)]
@@ -577,11 +761,12 @@ def write_report(rep: dict, out: Path) -> None:
                          f"({fd.get('scores', 0) / max(1, m['scores']):.2f}/MAC) | {pct(fd.get('softmax', 0))} "
                          f"({r['softmax_instructions_per_element']}/element) | {pct(fd.get('context', 0))} "
                          f"({fd.get('context', 0) / max(1, m['context']):.2f}/MAC) | {pct(fd.get('embed', 0))} |")
-    lines += ["", "`quantize` is the INT8 row quantization of matmul inputs (part of attention/FFN in the seed's "
-              "two-way split); the tokenizer is measured on a typed sentence: " +
+    lines += ["", "`quantize` is the INT8 row quantization of matmul inputs (counted apart from attention and FFN "
+              "here); the tokenizer is measured on a typed sentence: " +
               "; ".join(f"{e}: {v['tokenize_example']['instructions']:,} instructions for "
                         f"{v['tokenize_example']['tokens']} tokens" for e, v in rep["engines"].items()) + ".", "",
-              "## Kernels (micro-benchmarks, blocks of 4 tokens as the encoder calls them)", "",
+              "## Kernels (micro-benchmarks; bertl14: blocks of 4 tokens as the encoder calls them; CMSIS-NN: "
+              "called directly on the model's shapes, 32 tokens x inputs x outputs, softmax rows of 32 and 128)", "",
               "| engine | kernel | figure |", "|---|---|---|"]
     for e, ks in rep["kernels"].items():
         for n, v in ks.items():
@@ -596,7 +781,7 @@ def write_report(rep: dict, out: Path) -> None:
     def met(ok: bool) -> str:
         return "met" if ok else "**missed**"
 
-    lines += ["", "## Issue 7 targets against this run (DSP kernels)", "",
+    lines += ["", "## Targets against this run (DSP kernels)", "",
               "| target | measured | |", "|---|---|---|"]
     for n in (32, 128):
         if n in dsp:
@@ -642,6 +827,7 @@ def write_report(rep: dict, out: Path) -> None:
               "(v1.2), not made here (the same exp scores the classifier, whose thresholds the shipped models were tuned on).",
               "- float32 naive runs at 5.4-5.6 instructions per MAC (the M7's FPU does one multiply-accumulate an "
               "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
+    lines += peer_section(rep, met)
     lines += ["", "## Baselines (same model, same emulated M7)", "",
               "| tokens | portable / DSP instructions | float32 naive / DSP instructions | float32 naive / DSP RAM |",
               "|---|---|---|---|"]
@@ -668,7 +854,14 @@ def write_report(rep: dict, out: Path) -> None:
                   "with torch.onnx (opset 17), fp32 and `quantize_dynamic` INT8 weights, intra/inter-op threads 1."]
     fb = rep["flash_bytes"]
     lines += ["", "## Flash", "", f"- weights: {fb['weights']:,} B; vocabulary section: {fb['vocabulary']:,} B" if fb.get("weights") else "",
-              "- library code (text + data of libbertl14.a): " + ", ".join(f"{e} {v:,} B" for e, v in fb["code"].items()),
+              "- library code (text + data of libbertl14.a): " + ", ".join(f"{e} {v:,} B" for e, v in fb["code"].items()
+                                                                           if e != "tflm-cmsis-nn"),
+              *(["- tflm-cmsis-nn: the .tflite models " + ", ".join(
+                  f"{r['model_bytes']:,} B ({r['seq_len']} tokens)" for r in rep["results"]
+                  if r["engine"] == "tflm-cmsis-nn") + f"; TFLM + CMSIS-NN code {fb['code']['tflm-cmsis-nn']:,} B "
+                 "(text + rodata + data of the interpreter, kernels and GeluApprox objects the image links)"]
+                if "tflm-cmsis-nn" in fb["code"] else []),
+              *measuring_on_a_board(rep),
               "", "![instructions](bench_instructions.png)", "", "![stages](bench_stages.png)", ""]
     (out / "benchmarks.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -693,6 +886,14 @@ def register(subparsers) -> None:
                         "works; 0 on qemu_riscv32, exact at every shift)")
     p.add_argument("--no-baseline", dest="baseline", action="store_false",
                    help="skip the float32 naive baseline (bench/float32_naive)")
+    p.add_argument("--no-peer", dest="peer", action="store_false",
+                   help="skip the tflm-cmsis-nn engine (TensorFlow Lite Micro + CMSIS-NN running the model's int8 "
+                        ".tflite export; it needs the optional west projects tflite-micro and CMSIS-NN and is "
+                        "skipped with a note without them)")
+    p.add_argument("--agreement-data", metavar="FILE.jsonl",
+                   help="sentences on which the peer's and the library's answers are compared with the float model's "
+                        "(default: the public English test, $BERTL14_TEST_DATA/en.jsonl or "
+                        "../shared/data/ha-intents-tests/en.jsonl, when present)")
     p.add_argument("--no-host", dest="host", action="store_false",
                    help="skip the host baselines (bertl14 C vs ONNX Runtime fp32 / dynamic INT8, one thread)")
     p.add_argument("--no-twin", dest="twin", action="store_false",

@@ -91,7 +91,7 @@ def test_check_bitexact_qemu_1000(model14, capsys):
 
 def test_bench_json_contract(model14, capsys):
     """`bertl14 bench --json` prints issue 7's object; stage counts add up to the exact total."""
-    code = cli.main(["bench", "--model", str(model14), "--kernels", "dsp", "--seq-lens", "8,16", "--no-baseline", "--no-host",
+    code = cli.main(["bench", "--model", str(model14), "--kernels", "dsp", "--seq-lens", "8,16", "--no-baseline", "--no-host", "--no-peer",
                      "--json", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0, out
