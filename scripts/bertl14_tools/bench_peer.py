@@ -114,13 +114,17 @@ def build_host_runner(progress: bool = False) -> Path:
     return _west_build("host", _cache() / "tflm-host", [], progress, f"the {PEER} host runner")
 
 
-def run_host(runner: Path, tflite: bytes, ids: list[list[int]], out_bytes: int) -> tuple[np.ndarray, int]:
-    """Every id list (all of the model's length) through the host runner: (int8 outputs [k, out_bytes], arena)."""
+def run_host(runner: Path, tflite: bytes, ids: list[list[int]], out_bytes: int | None = None,
+             all_tensors: bool = False) -> tuple[np.ndarray, int]:
+    """Every id list (all of the model's length) through the host runner: (the output tensors' bytes as int8
+    [k, out_bytes] (all of them when None), arena bytes); all_tensors: every tensor of the graph, in order
+    (tflite_export.Export.split reads them)."""
     with tempfile.TemporaryDirectory(prefix="tflm-peer-") as d:
         m, x, y = Path(d) / "model.tflite", Path(d) / "ids.bin", Path(d) / "out.bin"
         m.write_bytes(tflite)
         np.asarray(ids, np.int32).tofile(x)
-        r = subprocess.run([str(runner), str(m), str(x), str(y)], capture_output=True, text=True, timeout=600)
+        r = subprocess.run([str(runner), *(["--all"] if all_tensors else []), str(m), str(x), str(y)],
+                           capture_output=True, text=True, timeout=600)
         if r.returncode != 0:
             raise UserError(f"the {PEER} host runner failed: {(r.stdout + r.stderr).strip()[-400:]}")
         arena = int(r.stdout.split()[1])

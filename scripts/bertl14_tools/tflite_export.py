@@ -350,6 +350,41 @@ class Export:
         """The int8 graph's outputs as int8 codes (what TFLM's output tensors hold, up to kernel rounding)."""
         return {k: quantize(v, *self.params[k]) for k, v in self.run(ids, quant=True).items()}
 
+    def split(self, n: int, raw: np.ndarray) -> dict[str, np.ndarray]:
+        """The bytes of every tensor of the n-token graph, in graph order (the host runner's --all output), as
+        {name: int8 or int32 array of the tensor's shape}."""
+        raw = np.ascontiguousarray(raw).view(np.uint8)
+        out, at = {}, 0
+        for t in self.graph(n).tensors.values():
+            dt = np.int32 if t.dtype == "int32" else np.int8
+            size = int(np.prod(t.shape)) * np.dtype(dt).itemsize
+            out[t.name] = raw[at:at + size].view(dt).reshape(t.shape)
+            at += size
+        if at != raw.size:
+            raise UserError(f"{raw.size} bytes of tensors, the {n}-token graph has {at}")
+        return out
+
+    def replay(self, n: int, codes: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Each operator of the n-token graph on its inputs as TFLM computed them (`codes`, from split): the int8
+        codes the Python graph gives for its output, {output name: codes}. Checks each operator on its own,
+        without the rounding differences of the operators before it."""
+        g = self.graph(n)
+        out = {}
+        for op in g.ops:
+            args = []
+            for name in op.inputs:
+                t = g.tensors[name]
+                if t.value is not None:
+                    args.append(self.const_value(g, t, quant=True))
+                elif t.dtype == "int32":
+                    args.append(codes[name].astype(np.int64))
+                else:
+                    sc, zp = self.params[name]
+                    args.append((codes[name].astype(np.float64) - zp) * sc)
+            y = _eval(op, args)
+            out[op.outputs[0]] = quantize(y, *self.params[op.outputs[0]])
+        return out
+
     def output_params(self, n: int) -> dict[str, tuple[float, int]]:
         return {k: self.params[k] for k in self.graph(n).outputs}
 

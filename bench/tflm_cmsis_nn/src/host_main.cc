@@ -1,12 +1,13 @@
 // Host runner of the `tflm-cmsis-nn` engine: the board image's interpreter and kernels (tflm_engine.cc; CMSIS-NN's
 // portable C paths) built for the PC, to check an export's answers on many sentences quickly.
 //
-//   tflm_cmsis_nn_run MODEL.tflite IDS.bin OUT.bin
+//   tflm_cmsis_nn_run [--all] MODEL.tflite IDS.bin OUT.bin
 //
 // IDS.bin: k sentences of n token ids each (int32, n = the model's input length). OUT.bin receives, for each
-// sentence, the raw bytes of every output tensor in order. Prints "arena <bytes> sentences <k> bytes <per
-// sentence>" and exits 0; a model TFLM rejects exits 1 (TFLM's messages and one "error: ..." line on stderr), a
-// usage or file error 2.
+// sentence, the raw bytes of every output tensor in order; with --all, of every tensor of the graph in order
+// (intermediate ones kept: MicroInterpreter's preserve_all_tensors), to check each operator on its own. Prints
+// "arena <bytes> sentences <k> bytes <per sentence>" and exits 0; a model TFLM rejects exits 1 (TFLM's messages and
+// one "error: ..." line on stderr), a usage or file error 2.
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -36,9 +37,20 @@ alignas(16) uint8_t arena[kArenaBytes];
 
 }  // namespace
 
+size_t Bytes(const TfLiteEvalTensor* t) {
+  size_t n = t->type == kTfLiteInt32 || t->type == kTfLiteFloat32 ? 4 : t->type == kTfLiteInt16 ? 2 : 1;
+  for (int d = 0; d < t->dims->size; ++d) n *= static_cast<size_t>(t->dims->data[d]);
+  return n;
+}
+
 int main(int argc, char** argv) {
+  const bool all = argc > 1 && std::strcmp(argv[1], "--all") == 0;
+  if (all) {
+    --argc;
+    ++argv;
+  }
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s MODEL.tflite IDS.bin OUT.bin\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--all] MODEL.tflite IDS.bin OUT.bin\n", argv[0]);
     return 2;
   }
   std::vector<uint8_t> file, ids;
@@ -47,7 +59,7 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> model(file.size() + 16);  // the flatbuffer 16-byte aligned, as in flash
   uint8_t* base = model.data() + (16 - reinterpret_cast<uintptr_t>(model.data()) % 16) % 16;
   std::memcpy(base, file.data(), file.size());
-  const int st = tflm_engine::Load(base, file.size(), arena, sizeof arena);
+  const int st = tflm_engine::Load(base, file.size(), arena, sizeof arena, nullptr, all);
   if (st == 1) return Fail(1, "not a valid .tflite flatbuffer");
   if (st != 0) return Fail(1, "AllocateTensors() failed");
   TfLiteTensor* in = tflm_engine::Input();
@@ -65,13 +77,24 @@ int main(int argc, char** argv) {
       return Fail(1, "Invoke() failed");
     }
     per = 0;
-    for (size_t o = 0; o < tflm_engine::OutputCount(); ++o) {
-      const TfLiteTensor* t = tflm_engine::Output(o);
-      if (std::fwrite(t->data.raw, 1, t->bytes, out) != t->bytes) {
+    const size_t count = all ? tflm_engine::TensorCount() : tflm_engine::OutputCount();
+    for (size_t o = 0; o < count; ++o) {
+      const void* data;
+      size_t bytes;
+      if (all) {
+        const TfLiteEvalTensor* t = tflm_engine::Tensor(o);
+        data = t->data.data;
+        bytes = Bytes(t);
+      } else {
+        const TfLiteTensor* t = tflm_engine::Output(o);
+        data = t->data.raw;
+        bytes = t->bytes;
+      }
+      if (std::fwrite(data, 1, bytes, out) != bytes) {
         std::fclose(out);
         return Fail(2, "cannot write the output file");
       }
-      per += t->bytes;
+      per += bytes;
     }
   }
   if (std::fclose(out) != 0) return Fail(2, "cannot write the output file");

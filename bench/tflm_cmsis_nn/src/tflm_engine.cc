@@ -37,11 +37,12 @@ Resolver& Ops() {
 
 alignas(tflite::MicroInterpreter) uint8_t storage[sizeof(tflite::MicroInterpreter)];
 tflite::MicroInterpreter* interpreter = nullptr;
+const uint8_t* model_data = nullptr;
 
 }  // namespace
 
 int Load(const uint8_t* model, size_t model_size, uint8_t* arena, size_t arena_size,
-         tflite::MicroProfilerInterface* profiler) {
+         tflite::MicroProfilerInterface* profiler, bool preserve_all_tensors) {
   if (interpreter != nullptr) {
     interpreter->~MicroInterpreter();
     interpreter = nullptr;
@@ -50,8 +51,9 @@ int Load(const uint8_t* model, size_t model_size, uint8_t* arena, size_t arena_s
   if (!tflite::VerifyModelBuffer(verifier)) {
     return 1;
   }
+  model_data = model;
   interpreter = new (storage) tflite::MicroInterpreter(tflite::GetModel(model), Ops(), arena, arena_size,
-                                                      nullptr, profiler);
+                                                      nullptr, profiler, preserve_all_tensors);
   return interpreter->AllocateTensors() == kTfLiteOk ? 0 : 2;
 }
 
@@ -60,5 +62,7 @@ TfLiteTensor* Input() { return interpreter->input(0); }
 size_t OutputCount() { return interpreter->outputs_size(); }
 TfLiteTensor* Output(size_t i) { return interpreter->output(i); }
 int Invoke() { return interpreter->Invoke(); }
+size_t TensorCount() { return tflite::GetModel(model_data)->subgraphs()->Get(0)->tensors()->size(); }
+TfLiteEvalTensor* Tensor(size_t i) { return interpreter->GetTensor(static_cast<int>(i)); }
 
 }  // namespace tflm_engine
