@@ -1,6 +1,7 @@
 """C hygiene of the library: it compiles without a single warning under -Wall -Wextra -Werror with every compiler
 and kernel set users build it with (host gcc and clang; arm-none-eabi-gcc, and clang with newlib's headers, for the
-Cortex-M7 and M4 boards: the DSP kernel set there uses the real ACLE intrinsics); its
+Cortex-M boards: the DSP kernel set there uses the real ACLE intrinsics; riscv64-unknown-elf-gcc with picolibc for
+qemu_riscv32's RV32IMAC, portable kernels); its
 public headers define only BERTL14_ / bertl14_ names, so they sit next to vendor headers that typedef INT8 and
 friends (C and C++); no library code defines a reserved identifier (__name, _Name) or reads memory through a
 pointer cast to another integer type (bertl14_ld32 is the one way to do that)."""
@@ -24,20 +25,25 @@ ARM_CPUS = {   # the boards' cores (boards/*/*/board.cmake)
     "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
     "cortex-m4": ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
     "cortex-m55": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"],
+    "cortex-m33": ["-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"],
 }
 CLANG_TARGET = {"cortex-m7": "thumbv7em-none-eabihf", "cortex-m4": "thumbv7em-none-eabihf",
-                "cortex-m55": "thumbv8.1m.main-none-eabihf"}
+                "cortex-m55": "thumbv8.1m.main-none-eabihf", "cortex-m33": "thumbv8m.main-none-eabihf"}
+# qemu_riscv32's core with picolibc's headers (boards/qemu/qemu_riscv32/board.cmake): the portable kernels only
+RISCV_FLAGS = ["-march=rv32imac", "-misa-spec=2.2", "-mabi=ilp32", "--specs=picolibc.specs"]
 BUILDS = {   # name: compiler, its flags
     "gcc": ("gcc", []),
     "clang": ("clang", []),
     **{f"arm-{cpu}": ("arm-none-eabi-gcc", flags) for cpu, flags in ARM_CPUS.items()},
     **{f"clang-arm-{cpu}": ("clang", [f"--target={CLANG_TARGET[cpu]}"] + flags[:1] + flags[2:])
        for cpu, flags in ARM_CPUS.items()},
+    "riscv32": ("riscv64-unknown-elf-gcc", RISCV_FLAGS),
 }
 # the kernel sets' definitions; the Cortex-M55 builds check the Helium set (its portable and DSP bodies are the
 # M7's), the other builds the portable and DSP sets
 KERNEL_DEFS = {"portable": [], "dsp": ["-DBERTL14_USE_DSP=1"], "mve": ["-DBERTL14_USE_DSP=1", "-DBERTL14_USE_MVE=1"]}
-CASES = [(build, k) for build in BUILDS for k in KERNEL_DEFS if (k == "mve") == build.endswith("cortex-m55")]
+CASES = [(build, k) for build in BUILDS for k in KERNEL_DEFS if (k == "mve") == build.endswith("cortex-m55")
+         and (k == "portable" or build != "riscv32")]
 
 
 def library_sources() -> list[Path]:
