@@ -5,8 +5,9 @@
                    [--limit N]
 
 URL is anything pyserial opens: /dev/ttyACM0 (the nucleo's ST-LINK port, 115200 8N1) or
-socket://127.0.0.1:PORT. --qemu ELF boots a firmware built for a QEMU board (mps2_an500, mps2_an386)
-with its UART on a free loopback port and stops QEMU on exit. The protocol: docs/serial-protocol.md.
+socket://127.0.0.1:PORT. --qemu ELF boots a firmware built for a QEMU board (mps2_an500, mps2_an505,
+qemu_riscv32, ...: docs/boards.md) with its UART on a free loopback port and stops QEMU on exit. The protocol:
+docs/serial-protocol.md.
 
 `validate` checks every answer against the Python integer reference (reference.py, bit-exact with the C
 library): intent (with the device's min_score), score, token count, truncation and, with --dump, the
