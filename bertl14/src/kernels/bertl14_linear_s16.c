@@ -254,10 +254,24 @@ BERTL14_NOINLINE static void dot1_mve(const int16_t *w, uint32_t in, const int16
     }
 }
 
+/* rsr(acc * m, 32 + sh) + bias of four output channels, sat32 (VQADD): for sh >= 1 the high word of the product
+ * (VMULH) plus c = 2^(sh-1), shifted right by sh (nsh = -sh, VSHL by each lane's count); for sh = 0 (shift 32)
+ * the rounded high word (VRMULH) in the lanes at32 (has32: some lane has sh = 0). |acc * m| < 2^62: every
+ * result fits 32 bits before the bias. */
+static inline __attribute__((always_inline)) int32x4_t requant4(int32x4_t acc, int32x4_t m, int32x4_t c,
+                                                                int32x4_t nsh, int32x4_t bias, int has32,
+                                                                mve_pred16_t at32)
+{
+    int32x4_t v = vshlq_s32(vaddq_s32(vmulhq_s32(acc, m), c), nsh);
+    if (has32) {
+        v = vpselq_s32(vrmulhq_s32(acc, m), v, at32);
+    }
+    return vqaddq_s32(v, bias);
+}
+
 /* A block of nb (1..4) tokens, whole chunks, x 4-byte aligned. Four output channels a pass: their dot products,
- * then, when all four have the DSP body's fast case (shift >= 33, s * M < 2^31 for every token), the requantization
- * of a token's four results as one vector (lanes: the channels): the high word of acc * s * M (VMULH) plus
- * 2^(sh-1), shifted right by sh = shift - 32 (VSHL by each lane's count), QADD of the bias, saturated to 16 bits
+ * then, when all four have shift 32..63 and s * M < 2^31 for every token (the DSP body's fast case, and shift 32),
+ * the requantization of a token's four results as one vector (lanes: the channels; requant4), saturated to 16 bits
  * (VQMOVNB) where the output is int16, and one store of four adjacent outputs (a chunk of the block layout, or four
  * channels of a row). Other channels, and the last out % 4, take the 64-bit formula. */
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
@@ -291,10 +305,12 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
         if (cnt == 4u) {
             const int32x4_t mult = vldrhq_s32(mults + o), shift = vldrhq_s32(shifts + o);
             const uint32_t mmax = (uint32_t)vmaxvq_s32(0, mult);
-            /* every lane's shift - 33 in 0..30 (as unsigned), and smax * M < 2^31 */
-            if (vmaxvq_u32(0u, vreinterpretq_u32_s32(vsubq_n_s32(shift, 33))) <= 30u && smax * mmax < 0x80000000u) {
+            /* every lane's shift - 32 in 0..31 (as unsigned), and smax * M < 2^31 */
+            if (vmaxvq_u32(0u, vreinterpretq_u32_s32(vsubq_n_s32(shift, 32))) <= 31u && smax * mmax < 0x80000000u) {
                 const int32x4_t sh = vsubq_n_s32(shift, 32), nsh = vnegq_s32(sh);
-                const int32x4_t c = vshlq_s32(vdupq_n_s32(1), vsubq_n_s32(sh, 1));        /* 2^(sh-1) */
+                const int32x4_t c = vshlq_s32(vdupq_n_s32(1), vsubq_n_s32(sh, 1));   /* 2^(sh-1); 0 where sh = 0 */
+                const mve_pred16_t at32 = vcmpeqq_n_s32(sh, 0);
+                const int has32 = vminvq_s32(INT32_MAX, sh) == 0;
                 /* the four biases (they may be unaligned): their bytes */
                 const int32x4_t bias = vreinterpretq_s32_s8(vldrbq_s8((const int8_t *)(const void *)(biases + o)));
                 /* token t's four outputs: y_stride apart (row-major), or the next chunk of the block layout */
@@ -303,16 +319,14 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
                     int16_t *d = y16 + first;
                     for (uint32_t t = 0; t < nb; t++, d += step) {
                         const int32x4_t m = vmulq_n_s32(mult, (int32_t)x_scale[t]);
-                        const int32x4_t v = vqaddq_s32(vshlq_s32(vaddq_s32(vmulhq_s32(vldrwq_s32(acc[t]), m), c),
-                                                                 nsh), bias);
+                        const int32x4_t v = requant4(vldrwq_s32(acc[t]), m, c, nsh, bias, has32, at32);
                         vstrhq_s32(d, vreinterpretq_s32_s16(vqmovnbq_s32(vreinterpretq_s16_s32(v), v)));
                     }
                 } else {
                     int32_t *d = y32 + first;
                     for (uint32_t t = 0; t < nb; t++, d += step) {
                         const int32x4_t m = vmulq_n_s32(mult, (int32_t)x_scale[t]);
-                        vstrwq_s32(d, vqaddq_s32(vshlq_s32(vaddq_s32(vmulhq_s32(vldrwq_s32(acc[t]), m), c), nsh),
-                                                 bias));
+                        vstrwq_s32(d, requant4(vldrwq_s32(acc[t]), m, c, nsh, bias, has32, at32));
                     }
                 }
                 continue;

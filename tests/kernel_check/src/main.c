@@ -111,7 +111,7 @@ static uint32_t xsc[8];
 
 /* linear_s16: 1..6 tokens (the encoder's blocks are 1..4), in with in % 8 == 4 and odd chunk counts, misaligned
  * x or w (the slow paths), every requantization branch (shift 1..64, scale products beyond 31 bits, saturating
- * biases, unaligned bias), int16 and int32 outputs, row-major and block layouts */
+ * biases, unaligned bias, quads mixing shift 32 and 33), int16 and int32 outputs, row-major and block layouts */
 static void check_linear(void)
 {
     static const uint32_t ins[] = {4, 8, 12, 16, 20, 36, 96, 100, 256};
@@ -131,7 +131,7 @@ static void check_linear(void)
         for (uint32_t o = 0; o < out; o++) {
             const uint32_t m = c % 11u;
             mult[o] = (int16_t)rr(16384, 32767);
-            shf[o] = (int16_t)(m == 0u ? rr(1, 64) : m == 1u ? rr(20, 33) : rr(33, 42));
+            shf[o] = (int16_t)(m == 0u ? rr(1, 64) : m == 1u ? rr(20, 33) : m == 2u ? rr(32, 34) : rr(33, 42));
             bias[o] = c % 13u == 0u ? (int32_t)rnd() : rr(-100000, 100000);
         }
         for (uint32_t t = 0; t < tokens; t++) {
