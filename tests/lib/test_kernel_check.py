@@ -1,8 +1,9 @@
 """The library's accelerated kernels against its portable ones on the emulated cores themselves: the kernel check
 image (tests/kernel_check) built for a board links the kernels as the board builds them and the portable kernels
 under ref_ names, runs every kernel on the same seeded random and edge inputs and compares the outputs byte for
-byte. On mps3_an547 that is the Helium (MVE) bodies, which the host cannot run; on mps2_an500 the DSP bodies with
-the Cortex-M7's real DSP instructions (the host tests run them on the C emulation of the intrinsics)."""
+byte. CI runs it on mps3_an547, for the Helium (MVE) bodies, which the host cannot run; the image builds for the other
+MPS boards too (on mps2_an500 it checks the DSP bodies with the Cortex-M7's own DSP instructions, which the host tests
+run on the C emulation of the intrinsics: BOARDS below)."""
 from __future__ import annotations
 
 import re
@@ -37,8 +38,12 @@ def _run(elf, machine) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("board,option", [("mps3_an547", "CONFIG_BERTL14_USE_MVE=y"),
-                                          ("mps2_an500", "CONFIG_BERTL14_USE_DSP=y")])
+# board: the Kconfig value that builds its accelerated kernels (mps2_an500: "CONFIG_BERTL14_USE_DSP=y" checks the DSP
+# bodies on the M7; left out of CI for its time)
+BOARDS = {"mps3_an547": "CONFIG_BERTL14_USE_MVE=y"}
+
+
+@pytest.mark.parametrize("board,option", BOARDS.items())
 def test_accelerated_kernels_match_portable_on_the_core(tmp_path, board, option):
     require_arm()
     build = tmp_path / "build"
