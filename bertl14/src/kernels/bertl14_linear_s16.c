@@ -5,8 +5,8 @@
  * weights for four tokens (SMLAD: two MACs an instruction); each weight row streams from flash once
  * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical).
  * The Helium body (BERTL14_USE_MVE) takes eight weights a vector and gathers the same eight channels of each token
- * of the block (two chunks, one word-gather), so one VMLADAVA does eight MACs; the block's requantization is one
- * vector of its tokens. */
+ * of the block (two chunks, one word-gather), so one VMLADAVA does eight MACs, two weight rows a pass; the
+ * requantization runs four output channels a vector. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 #if defined(BERTL14_USE_MVE)
