@@ -834,10 +834,12 @@ def write_report(rep: dict, out: Path) -> None:
     for r in rep.get("ratios", []):
         lines.append(f"| {r['seq_len']} | {r.get('portable_over_dsp_instructions', '')} | "
                      f"{r.get('float32_over_dsp_instructions', '')} | {r.get('float32_over_dsp_ram', '')} |")
-    lines += ["", "float32 naive: `bench/float32_naive` (every layer its own activation buffers, the full attention "
+    has_float = any(r["engine"] == "float32-naive" for r in rep["results"])
+    lines += ["", ("float32 naive: `bench/float32_naive` (every layer its own activation buffers, the full attention "
               "matrix, libm expf/tanhf/sqrtf; its logits match the numpy float engine within the printed "
               "0.001 rounding); its image is built once for the longest length, and its RAM at n tokens is what a build for n "
               "tokens takes (its static buffers sized for n, `float_naive_bytes` in bench.py, + the image's other data + stack). "
+              if has_float else "float32 naive: not measured in this run (`--no-baseline`). ") +
               "bertl14: the work buffer at that length + stack. Counts above 2^32 timer ticks (1.34 G instructions at "
               "shift 7) are corrected for the 32-bit TIMER0 wrapping, by the profiled stages (`timer_wraps` in the JSON)."]
     host = [r for r in rep["results"] if "host_us" in r]
