@@ -663,7 +663,7 @@ def peer_section(rep: dict, met) -> list[str]:
               "headers; or `BERTL14_MODULES_DIR` naming a folder with `lib/tflite-micro` and `lib/CMSIS-NN`) and the "
               "`flatbuffers` package (`pip install -e '.[bench]'`); `bertl14 bench` then measures it (`--no-peer` "
               "skips it; without the modules it says so and goes on). The exported models are kept in the cache "
-              "(`~/.cache/bertl14/target/tflm-*/models/model_<n>.tflite`); the host runner is "
+              "(`~/.cache/bertl14/target/<checkout>/tflm-*/models/model_<n>.tflite`); the host runner is "
               "`west build -b host -d BUILD bench/tflm_cmsis_nn`, then `BUILD/firmware.elf MODEL.tflite IDS.bin "
               "OUT.bin` (int32 ids in, the raw output tensors out)."]
     return lines

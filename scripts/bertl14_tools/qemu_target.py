@@ -154,9 +154,11 @@ def require_tools(board: str = "mps2_an500") -> None:
 
 
 def _cache() -> Path:
+    """The build cache of this checkout: a folder per clone, since a west build directory belongs to the source
+    tree it was configured from (another clone's build of the same image would be refused)."""
     base = os.environ.get("BERTL14_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "bertl14")
-    return Path(base) / "target"
+    return Path(base) / "target" / hashlib.sha256(str(REPO.resolve()).encode()).hexdigest()[:8]
 
 
 def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "mps2_an500",
