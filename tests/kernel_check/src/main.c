@@ -14,6 +14,7 @@
 
 #include "bertl14_kernels.h"
 #include "platform.h"
+#include "raw_out.h"
 
 /* the portable kernels, compiled with the ref_ prefix */
 #define REF(name) extern __typeof__(bertl14_##name) ref_##name;
@@ -39,23 +40,6 @@ ringbuf_t app_rx_ring;
 void app_rx_notify_from_isr(void) {}
 
 /* ---- output --------------------------------------------------------------------------------------------- */
-static void put(const char *s)
-{
-    platform_console_write(s, strlen(s));
-}
-
-static void put_u32(uint32_t v)
-{
-    char b[11];
-    int i = (int)sizeof b;
-    b[--i] = '\0';
-    do {
-        b[--i] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    put(&b[i]);
-}
-
 static uint32_t cases, mismatches, shown, total;
 
 static void check(const char *kernel, const void *a, const void *b, uint32_t bytes, uint32_t caseno)
@@ -63,24 +47,24 @@ static void check(const char *kernel, const void *a, const void *b, uint32_t byt
     if (memcmp(a, b, bytes) != 0) {
         mismatches++;
         if (shown++ < 20u) {
-            put("KCHECK mismatch ");
-            put(kernel);
-            put(" case=");
-            put_u32(caseno);
-            put("\n");
+            raw_puts("KCHECK mismatch ");
+            raw_puts(kernel);
+            raw_puts(" case=");
+            raw_put_dec(caseno);
+            raw_puts("\n");
         }
     }
 }
 
 static void report(const char *kernel)
 {
-    put("KCHECK ");
-    put(kernel);
-    put(" cases=");
-    put_u32(cases);
-    put(" mismatches=");
-    put_u32(mismatches);
-    put("\n");
+    raw_puts("KCHECK ");
+    raw_puts(kernel);
+    raw_puts(" cases=");
+    raw_put_dec(cases);
+    raw_puts(" mismatches=");
+    raw_put_dec(mismatches);
+    raw_puts("\n");
     total += mismatches;
     cases = mismatches = 0;
 }
@@ -396,7 +380,7 @@ static void check_embedding(void)
 int main(void)
 {
     platform_init();
-    put("KCHECK start\n");
+    raw_puts("KCHECK start\n");
     check_linear();
     check_scores();
     check_softmax();
@@ -405,9 +389,9 @@ int main(void)
     check_layernorm();
     check_quantize();
     check_embedding();
-    put("KCHECK done mismatches=");
-    put_u32(total);
-    put("\n");
+    raw_puts("KCHECK done mismatches=");
+    raw_put_dec(total);
+    raw_puts("\n");
     for (;;) {
         platform_wait_for_interrupt();
     }

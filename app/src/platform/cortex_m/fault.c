@@ -29,6 +29,7 @@
 
 #include "fault.h"
 #include "platform.h"
+#include "raw_out.h"
 
 /* System Control Block (Armv7-M ARM, B3.2) */
 #define SCB_AIRCR (*(volatile uint32_t *)0xE000ED0Cu)
@@ -87,38 +88,6 @@ void fault_init(void)
     }
 }
 
-/* Output through the console UART only (the images that link this file bring their own console code). */
-static void put(const char *s)
-{
-    platform_console_write(s, strlen(s));
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = (int)sizeof buf;
-    buf[--i] = '\0';
-    do {
-        buf[--i] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    put(&buf[i]);
-}
-
-static void put_field(const char *key, uint32_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[11] = {'0', 'x'};
-    for (int i = 0; i < 8; i++) {
-        buf[2 + i] = digits[(v >> (28 - 4 * i)) & 15u];
-    }
-    buf[10] = '\0';
-    put(" ");
-    put(key);
-    put("=");
-    put(buf);
-}
-
 /* [p, p + bytes) can be read: in RAM or DTCM, not in the guard. */
 static int readable(uintptr_t p, size_t bytes)
 {
@@ -144,24 +113,24 @@ static void __attribute__((noreturn)) report(const char *what, int line, const u
         }
     }
     if (platform_console_ready()) { /* before platform_init the UART cannot write */
-        put("\r\nfatal: ");
-        put(what != NULL ? what : "?");
+        raw_puts("\r\nfatal: ");
+        raw_puts(what != NULL ? what : "?");
         if (line > 0) {
-            put(":");
-            put_dec((uint32_t)line);
+            raw_puts(":");
+            raw_put_dec((uint32_t)line);
         }
         if (have_pc) {
-            put_field("pc", pc);
-            put_field("lr", lr);
+            raw_put_field("pc", pc);
+            raw_put_field("lr", lr);
         } else {
-            put(" pc=none lr=none");
+            raw_puts(" pc=none lr=none");
         }
-        put_field("sp", sp);
-        put_field("cfsr", cfsr);
-        put_field("hfsr", hfsr);
-        put_field("mmfar", mmfar);
-        put_field("bfar", bfar);
-        put("\r\nfatal: reset\r\n");
+        raw_put_field("sp", sp);
+        raw_put_field("cfsr", cfsr);
+        raw_put_field("hfsr", hfsr);
+        raw_put_field("mmfar", mmfar);
+        raw_put_field("bfar", bfar);
+        raw_puts("\r\nfatal: reset\r\n");
     }
     __asm volatile("dsb" ::: "memory");
     SCB_AIRCR = AIRCR_SYSRESETREQ;

@@ -23,6 +23,7 @@
 
 #include "fault.h"
 #include "platform.h"
+#include "raw_out.h"
 #include "virt.h"
 
 /* From the linker script: the main stack's guard [__stack_guard__, _sstack), 256 bytes aligned to 256. */
@@ -39,54 +40,23 @@ void fault_init(void)
     CSR_WRITE(pmpcfg0, PMP_LOCKED_NAPOT_NO_ACCESS);
 }
 
-static void put(const char *s)
-{
-    platform_console_write(s, strlen(s));
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = (int)sizeof buf;
-    buf[--i] = '\0';
-    do {
-        buf[--i] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    put(&buf[i]);
-}
-
-static void put_field(const char *key, uint32_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[11] = {'0', 'x'};
-    for (int i = 0; i < 8; i++) {
-        buf[2 + i] = digits[(v >> (28 - 4 * i)) & 15u];
-    }
-    buf[10] = '\0';
-    put(" ");
-    put(key);
-    put("=");
-    put(buf);
-}
-
 static void __attribute__((noreturn)) report(const char *what, int line, uint32_t pc, uint32_t ra, uint32_t sp,
                                              uint32_t mcause, uint32_t mtval)
 {
     CSR_CLEAR(mstatus, MSTATUS_MIE);
     if (platform_console_ready()) { /* before platform_init the UART cannot write */
-        put("\r\nfatal: ");
-        put(what != NULL ? what : "?");
+        raw_puts("\r\nfatal: ");
+        raw_puts(what != NULL ? what : "?");
         if (line > 0) {
-            put(":");
-            put_dec((uint32_t)line);
+            raw_puts(":");
+            raw_put_dec((uint32_t)line);
         }
-        put_field("pc", pc);
-        put_field("ra", ra);
-        put_field("sp", sp);
-        put_field("mcause", mcause);
-        put_field("mtval", mtval);
-        put("\r\nfatal: reset\r\n");
+        raw_put_field("pc", pc);
+        raw_put_field("ra", ra);
+        raw_put_field("sp", sp);
+        raw_put_field("mcause", mcause);
+        raw_put_field("mtval", mtval);
+        raw_puts("\r\nfatal: reset\r\n");
     }
     VIRT_TEST = VIRT_TEST_FINISHER_RESET;
     for (;;) {
