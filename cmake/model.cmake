@@ -3,7 +3,7 @@
 # An application that runs inference sets BERTL14_APP_USES_MODEL ON and calls this. The build runs
 #   bertl14 convert --model <CONFIG_BERTL14_MODEL_DIR> --out <build>/generated/model
 #                   --max-seq-len <CONFIG_BERTL14_MAX_SEQ_LEN> --prune-heads <CONFIG_BERTL14_PRUNE_HEADS>
-#                   --embedding int8|int4 --target-arch <CONFIG_BOARD_TARGET_ARCH> --board <BOARD>
+#                   --embedding int8|int4 --weights int16|int8 --target-arch <CONFIG_BOARD_TARGET_ARCH> --board <BOARD>
 # whenever .config or the model folder changes, so .config stays the single source of truth (--board: a model
 # whose data or work buffer cannot fit the board's memory stops the build here, with the numbers); then
 # adds the generated bertl14_weights.c / bertl14_vocab.c and links the `bertl14` library target
@@ -23,6 +23,11 @@ function(bertl14_add_model target)
     set(_emb int4)
   else()
     set(_emb int8)
+  endif()
+  if(CONFIG_BERTL14_WEIGHTS_INT8)
+    set(_weights int8)
+  else()
+    set(_weights int16)
   endif()
   # The converter runs in the Python that runs west (Python3_EXECUTABLE), so a virtualenv's
   # editable install is the one used.
@@ -46,9 +51,9 @@ function(bertl14_add_model target)
                ${_out}/bertl14_label_slots.c
     COMMAND ${_convert} convert --model ${_model} --out ${_out}
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
-            --embedding ${_emb} --target-arch ${CONFIG_BOARD_TARGET_ARCH} ${_board_arg}
+            --embedding ${_emb} --weights ${_weights} --target-arch ${CONFIG_BOARD_TARGET_ARCH} ${_board_arg}
     DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG}
-    COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${CONFIG_BOARD_TARGET_ARCH}"
+    COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${_weights} weights, ${CONFIG_BOARD_TARGET_ARCH}"
     VERBATIM)
   # the step runs before any of the target's sources compile (they may include bertl14_config.h)
   add_custom_target(${target}_model DEPENDS ${_out}/manifest.json)
@@ -87,6 +92,11 @@ function(bertl14_add_model target)
       set(BERTL14_USE_MVE ON)
     else()
       set(BERTL14_USE_MVE OFF)
+    endif()
+    if(CONFIG_BERTL14_WEIGHTS_INT8)
+      set(BERTL14_WEIGHTS_INT8 ON)
+    else()
+      set(BERTL14_WEIGHTS_INT8 OFF)
     endif()
     add_subdirectory(${BERTL14_ROOT}/bertl14 ${CMAKE_BINARY_DIR}/bertl14)
   endif()

@@ -107,7 +107,7 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
     const uint32_t d = ctx->dims.head_dim, A = heads * d;
     int16_t *q16 = BUF(ctx, q16, int16_t);
     BERTL14_STAGE(QKV);
-    bertl14_linear_s16(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
+    bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
                        &lin->rq, q16, NULL, A);                                 /* y = x W^T + b, sat16 */
     BERTL14_STAGE(QUANT);
     for (uint32_t j = 0; j < nb; j++) {
@@ -191,7 +191,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             xs[j] = bertl14_quantize_row_block_s8(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
         }
         BERTL14_STAGE(ATTN_OUT);
-        bertl14_linear_s16(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
+        bertl14_linear(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
         for (uint32_t j = 0; j < nb; j++) {
             BERTL14_STAGE(LAYERNORM);
             bertl14_residual_s8(y32 + j * H, h + (t0 + j) * H, hs[t0 + j], L->res1_u, L->res1_shift, H); /* r = a + h */
@@ -201,7 +201,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             h1s[j] = bertl14_quantize_row_block_s8(ln16 + j * H, H, h1 + j * H, x16, j, nb);
         }
         BERTL14_STAGE(FFN_UP);
-        bertl14_linear_s16(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
+        bertl14_linear(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
         BERTL14_STAGE(GELU);
         bertl14_gelu_smooth_block_s16(up16, L->gelu_ism, I, nb, L->f_up);         /* g' = GELU(u) / sm */
         BERTL14_STAGE(QUANT);
@@ -209,7 +209,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             xs[j] = bertl14_quantize_block_inplace_s8(up16, I, j, nb);            /* INT8 g, in place */
         }
         BERTL14_STAGE(FFN_DOWN);
-        bertl14_linear_s16(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
+        bertl14_linear(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
         for (uint32_t j = 0; j < nb; j++) {
             BERTL14_STAGE(LAYERNORM);
             bertl14_residual_s8(y32 + j * H, h1 + j * H, h1s[j], L->res2_u, L->res2_shift, H);   /* r = f + h1 */
@@ -322,7 +322,7 @@ static void row_linear(bertl14_ctx_t *ctx, uint32_t t, const bertl14_linear_t *l
     const uint32_t H = ctx->dims.hidden;
     load_rows(ctx, BUF(ctx, h, int8_t) + t * H, BUF(ctx, h_scale, uint32_t) + t, 1, H);
     BERTL14_STAGE(CLASSIFIER);
-    bertl14_linear_s16(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), 1, H, lin->w, lin->out, &lin->rq,
+    bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), 1, H, lin->w, lin->out, &lin->rq,
                        NULL, y, lin->out);
 }
 
@@ -355,7 +355,7 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
         ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
     }
     xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
-    bertl14_linear_s16(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
+    bertl14_linear(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
     st = bertl14_classify_allowed(y32, C, NULL, result);                          /* argmax, its softmax (Q16) */
     BERTL14_STAGE(OTHER);
     return st;

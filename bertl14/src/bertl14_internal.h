@@ -10,9 +10,21 @@
 #define BERTL14_MAX_HEAD_DIM 128u
 #define BERTL14_MAX_SEQ 512u
 
+/* The weight type of the linear layers, fixed when the library is built (CONFIG_BERTL14_WEIGHTS_INT8 / _INT16):
+ * bertl14_linear is its kernel; the blob's flag bit 5 must say the same (bertl14_model_parse). */
+#if defined(BERTL14_WEIGHTS_INT8)
+typedef int8_t bertl14_weight_t;
+#define bertl14_linear bertl14_linear_s8
+#define BERTL14_WEIGHT_FLAG BERTL14_FLAG_WEIGHTS_INT8
+#else
+typedef int16_t bertl14_weight_t;
+#define bertl14_linear bertl14_linear_s16
+#define BERTL14_WEIGHT_FLAG 0u
+#endif
+
 /** One linear layer of the blob: weights [out][in] and its requantization. */
 typedef struct {
-    const int16_t *w;
+    const bertl14_weight_t *w;
     uint32_t out, in;
     bertl14_requant_t rq;
 } bertl14_linear_t;
@@ -62,6 +74,7 @@ typedef struct {
 #define BERTL14_FLAG_SMOOTHING 4u
 #define BERTL14_FLAG_CLASSIFIER 8u
 #define BERTL14_FLAG_TAGGER 16u
+#define BERTL14_FLAG_WEIGHTS_INT8 32u  /* every linear's w is INT8 (swizzled groups of four), else INT16 */
 #define BERTL14_MAX_TAGS 256u           /* tag ids are uint8_t */
 /* every check of docs/model-format.md on the size bytes at weights; dims filled on BERTL14_OK */
 bertl14_status_t bertl14_model_parse(const int16_t *weights, uint32_t size, bertl14_dims_t *dims);

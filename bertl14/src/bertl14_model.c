@@ -96,13 +96,13 @@ static uint64_t section_bytes(const bertl14_dims_t *m, uint32_t s)
         in = H;
         k = (k - (k > 8u)) % 4u;
     }
-    return k == 0 ? 2u * (uint64_t)out * in : (k == 3u ? 4u : 2u) * (uint64_t)out; /* w, mult, shift, bias */
+    return k == 0 ? (uint64_t)sizeof(bertl14_weight_t) * out * in : (k == 3u ? 4u : 2u) * (uint64_t)out; /* w, mult, shift, bias */
 }
 
 /* out rows of linear section s: mult in [2^14, 2^15), shift in [1, 62], 127 * sum |w| < 2^31 */
 static int linear_ok(const int16_t *blob, uint32_t s, uint32_t out, uint32_t in)
 {
-    const int16_t *w = (const int16_t *)section(blob, s, NULL);
+    const bertl14_weight_t *w = (const bertl14_weight_t *)section(blob, s, NULL);
     const int16_t *mult = (const int16_t *)section(blob, s + 1u, NULL), *shift = (const int16_t *)section(blob, s + 2u, NULL);
     for (uint32_t o = 0; o < out; o++, w += in) {
         uint32_t sum = 0;
@@ -183,8 +183,11 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, uint32_t size, bert
         return BERTL14_ERR_MODEL_SIZE;                  /* truncated, extended, or another array's size */
     }
     dims->flags = word(weights, 11);
-    if ((dims->flags & ~31u) || (dims->flags & BERTL14_FLAG_PER_TENSOR)) {
+    if ((dims->flags & ~63u) || (dims->flags & BERTL14_FLAG_PER_TENSOR)) {
         return BERTL14_ERR_MODEL_FORMAT;                /* per-tensor activation scales: Python reference only */
+    }
+    if ((dims->flags & BERTL14_FLAG_WEIGHTS_INT8) != BERTL14_WEIGHT_FLAG) {
+        return BERTL14_ERR_MODEL_FORMAT;                /* INT8 weights and an INT16 library, or the other way */
     }
     uint32_t sum = 0;
     for (uint32_t i = 0; i + 1u < words; i++) {
@@ -234,7 +237,7 @@ bertl14_status_t bertl14_model_parse(const int16_t *weights, uint32_t size, bert
 
 static void linear(const int16_t *blob, uint32_t s, uint32_t out, uint32_t in, bertl14_linear_t *lin)
 {
-    lin->w = (const int16_t *)section(blob, s, NULL);
+    lin->w = (const bertl14_weight_t *)section(blob, s, NULL);
     lin->rq.mult = (const int16_t *)section(blob, s + 1u, NULL);
     lin->rq.shift = (const int16_t *)section(blob, s + 2u, NULL);
     lin->rq.bias = (const int32_t *)section(blob, s + 3u, NULL);

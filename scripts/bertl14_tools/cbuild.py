@@ -6,6 +6,7 @@ sources and the flags, and returns the path of the shared library. `kernels="dsp
 BERTL14_USE_DSP: on the host the DSP kernels run on the C emulation of the ACLE intrinsics
 (`bertl14_acle_emul.h`), so both kernel sets are tested everywhere. `build_registry_library()` compiles the
 registry matcher (`bertl14/registry/`, a library of its own as in the firmware's CMake) the same way.
+`weights="int8"` builds the library for INT8 linear weights (BERTL14_WEIGHTS_INT8, CONFIG_BERTL14_WEIGHTS_INT8).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .errors import UserError
 REPO = Path(__file__).resolve().parents[2]
 LIB_DIR = REPO / "bertl14"
 KERNEL_SETS = ("portable", "dsp")
+WEIGHT_TYPES = ("int16", "int8")
 SANITIZERS = ("address", "undefined")
 
 
@@ -60,13 +62,17 @@ def compiler() -> str:
 
 
 def compile_flags(kernels: str = "portable", sanitize: tuple[str, ...] | list[str] = (),
-                  extra: tuple[str, ...] | list[str] = ()) -> list[str]:
+                  extra: tuple[str, ...] | list[str] = (), weights: str = "int16") -> list[str]:
     if kernels not in KERNEL_SETS:
         raise UserError(f"unknown kernel set {kernels!r}: use one of {', '.join(KERNEL_SETS)}")
+    if weights not in WEIGHT_TYPES:
+        raise UserError(f"unknown weight type {weights!r}: use one of {', '.join(WEIGHT_TYPES)}")
     flags = ["-O2", "-std=c99", "-Wall", "-Wextra", "-fPIC",
              f"-I{LIB_DIR / 'include'}", f"-I{LIB_DIR / 'src'}", f"-I{LIB_DIR / 'src' / 'kernels'}"]
     if kernels == "dsp":
         flags.append("-DBERTL14_USE_DSP=1")
+    if weights == "int8":
+        flags.append("-DBERTL14_WEIGHTS_INT8=1")
     for s in sanitize:
         if s not in SANITIZERS:
             raise UserError(f"unknown sanitizer {s!r}: use {', '.join(SANITIZERS)}")
@@ -92,10 +98,11 @@ def _run(cmd: list[str]) -> None:
 
 
 def build_library(kernels: str = "portable", sanitize: tuple[str, ...] | list[str] = (),
-                  extra_sources: tuple[Path, ...] | list[Path] = ()) -> Path:
+                  extra_sources: tuple[Path, ...] | list[Path] = (), weights: str = "int16") -> Path:
     """Build (or reuse from the cache) libbertl14 for the host; returns the .so path."""
     srcs = library_sources() + [Path(p) for p in extra_sources]
-    return _shared_library(f"lib-{kernels}", "libbertl14.so", srcs, compile_flags(kernels, sanitize), ["-lm"])
+    prefix = f"lib-{kernels}" + ("-int8w" if weights == "int8" else "")
+    return _shared_library(prefix, "libbertl14.so", srcs, compile_flags(kernels, sanitize, weights=weights), ["-lm"])
 
 
 def _shared_library(prefix: str, name: str, srcs: list[Path], flags: list[str], libs: list[str] = ()) -> Path:

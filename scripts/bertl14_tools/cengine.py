@@ -59,11 +59,12 @@ class Classification(ctypes.Structure):
 _LIBS: dict[tuple, ctypes.CDLL] = {}
 
 
-def load_library(kernels: str = "portable", sanitize: tuple[str, ...] = ()) -> ctypes.CDLL:
-    key = (kernels, tuple(sanitize))
+def load_library(kernels: str = "portable", sanitize: tuple[str, ...] = (), weights: str = "int16") -> ctypes.CDLL:
+    """The host library of this kernel set and linear weight type ("int16" | "int8"), built once."""
+    key = (kernels, tuple(sanitize)) + ((weights,) if weights != "int16" else ())
     if key in _LIBS:
         return _LIBS[key]
-    lib = ctypes.CDLL(str(cbuild.build_library(kernels, sanitize)))
+    lib = ctypes.CDLL(str(cbuild.build_library(kernels, sanitize, weights=weights)))
     P, U32, I32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int
     sig = {
         "bertl14_ctx_init": (I32, [P, P]),
@@ -147,10 +148,15 @@ def read_model(path) -> tuple[bytes, np.ndarray]:
 
 class CEngine:
     def __init__(self, weights, vocab_words=None, max_seq_len: int | None = None,
-                 kernels: str = "portable", sanitize: tuple[str, ...] = ()):
+                 kernels: str = "portable", sanitize: tuple[str, ...] = (), weight_type: str | None = None):
+        """weight_type: the library's linear weights ("int16" | "int8"); None: the model's own (the library a
+        firmware built for this model would link)."""
         if vocab_words is None:  # a model folder or model.bl14 path
             weights, vocab_words = read_model(weights)
-        self.lib = load_library(kernels, tuple(sanitize))
+        from .model_format import weight_type as blob_weight_type
+        flags = int(np.frombuffer(bytes(weights[44:48]), dtype="<u4")[0]) if len(weights) >= 64 else 0
+        self.weight_type = weight_type or blob_weight_type(flags)
+        self.lib = load_library(kernels, tuple(sanitize), self.weight_type)
         self.kernels = kernels
         self._weights = ctypes.create_string_buffer(bytes(weights), len(weights))
         vocab = np.ascontiguousarray(np.asarray(vocab_words, dtype=np.uint32))
@@ -161,7 +167,7 @@ class CEngine:
         need = self.lib.bertl14_required_work_buffer_size(self._weights, len(weights), self.max_seq_len)
         if need == 0:
             from .model_format import check_weights
-            check_weights(weights, c_library=True)     # names what is wrong with the blob (as bertl14_init would)
+            check_weights(weights, c_library=True, weights=self.weight_type)   # names what is wrong (as bertl14_init)
             raise UserError(f"max_seq_len {self.max_seq_len} is out of range 1..{min(self.max_position, 512)}")
         self.work_buffer_size = int(need)
         self._work = (ctypes.c_uint32 * ((need + 3) // 4))()

@@ -35,7 +35,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 @dataclass
 class ConvertOptions:
     max_seq_len: int = 32
-    quantize: str = "int16"
+    quantize: str = "int16"            # linear weights: int16 | int8 (--weights; CONFIG_BERTL14_WEIGHTS_*)
     embedding: str = "int8"            # word-embedding precision: int8 | int4
     prune_heads: int = 0               # heads removed per layer
     calibration: str | None = None     # FILE.jsonl; else <model>/calibration.jsonl; else generated
@@ -147,8 +147,8 @@ def validate(fm_max_position: int | None, opts: ConvertOptions) -> None:
         raise UserError(f"--max-seq-len {opts.max_seq_len}: must be within 8..512")
     if fm_max_position is not None and opts.max_seq_len > fm_max_position:
         raise UserError(f"--max-seq-len {opts.max_seq_len} exceeds the model's {fm_max_position} positions")
-    if opts.quantize != "int16":
-        raise UserError(f"--quantize {opts.quantize}: only int16 weights are supported")
+    if opts.quantize not in ("int16", "int8"):
+        raise UserError(f"--weights {opts.quantize}: use int16 or int8")
     if opts.embedding not in ("int8", "int4"):
         raise UserError(f"--embedding {opts.embedding}: use int8 or int4")
     if opts.prune_heads < 0:
@@ -189,7 +189,7 @@ def quant_option_values(opts: ConvertOptions) -> dict:
     """Our CLI spelling mapped onto QuantOptions (docs/numerics.md section 13)."""
     # the position table keeps max_seq_len rows (docs/numerics.md section 11)
     return {"act_scale": opts.act_scale.replace("-", "_"), "smoothing": opts.smoothing == "on",
-            "embedding": opts.embedding, "max_seq_len": opts.max_seq_len}
+            "embedding": opts.embedding, "max_seq_len": opts.max_seq_len, "weights": opts.quantize}
 
 
 def make_tokenizer(fm: FloatModel):
@@ -289,17 +289,18 @@ def convert(model_dir: str | os.PathLike, out_dir: str | os.PathLike, opts: Conv
         step.close()
 
 
-SHAPE_OPTIONS = ("max_seq_len", "prune_heads", "embedding")
+SHAPE_OPTIONS = ("max_seq_len", "prune_heads", "embedding", "quantize")
 
 
 def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
     """--model names an already converted folder (CONFIG_BERTL14_MODEL_DIR may): copy it when it was made
-    with the requested max_seq_len / prune_heads / embedding, else convert its Hugging Face source again."""
+    with the requested max_seq_len / prune_heads / embedding / weights, else convert its Hugging Face source
+    again."""
     mpath = src / "manifest.json"
     if not mpath.is_file():
         raise UserError(f"{src}: model.bl14 without manifest.json; convert the Hugging Face folder again")
     man = json.loads(mpath.read_text(encoding="utf-8"))
-    have = {k: man["options"][k] for k in SHAPE_OPTIONS}
+    have = {k: man["options"].get(k, "int16" if k == "quantize" else None) for k in SHAPE_OPTIONS}
     want = {k: getattr(opts, k) for k in SHAPE_OPTIONS}
     if have == want:
         if opts.board:
@@ -319,7 +320,7 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
     rel = man.get("sources", {}).get("path")
     source = (src / rel) if rel else None
     if source is not None and (source / "config.json").is_file():
-        keep = {k: man["options"][k] for k in ("act_scale", "smoothing", "vocab", "quantize")}
+        keep = {k: man["options"][k] for k in ("act_scale", "smoothing", "vocab")}
         if keep["vocab"] == "trim":
             raise UserError(f"{src} was converted with a trimmed vocabulary; convert its source {source} "
                             "with --vocab trim --vocab-corpus FILE and the options you want")
@@ -464,6 +465,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             embedding_macro="BERTL14_EMBEDDING_INT4" if opts.embedding == "int4" else "BERTL14_EMBEDDING_INT8",
             embedding_bits=4 if opts.embedding == "int4" else 8,
             act_per_tensor=int(opts.act_scale == "per-tensor"), smoothing=int(opts.smoothing == "on"),
+            weights_int8=opts.quantize == "int8",
             work_buffer_size=work_bytes, weights_bytes=len(blob), weights_count=len(weights),
             vocab_bytes=len(vocab_bytes), vocab_count=len(vocab_words))
     _dump_json(out_dir / "labels.json", list(fm.labels))
@@ -580,7 +582,9 @@ def add_convert_arguments(p: argparse.ArgumentParser) -> None:
     from . import ui
     p.add_argument("--max-seq-len", type=ui.int_range(8, 512), default=d.max_seq_len,
                    help=f"longest input incl. [CLS]/[SEP], 8..512 (default {d.max_seq_len})")
-    p.add_argument("--quantize", default=d.quantize, choices=["int16"], help="weight precision (int16)")
+    p.add_argument("--weights", "--quantize", dest="quantize", default=d.quantize, choices=["int16", "int8"],
+                   help="linear-layer weight precision: int16, or int8 with one scale per output channel (about half "
+                        "the flash; the C library must be built with the same CONFIG_BERTL14_WEIGHTS_*; default int16)")
     p.add_argument("--embedding", default=d.embedding, choices=["int8", "int4"],
                    help="word-embedding precision (default int8)")
     p.add_argument("--prune-heads", type=ui.non_negative_int, default=d.prune_heads, metavar="N",

@@ -28,6 +28,9 @@ FLAG_PER_TENSOR = 1 << 1
 FLAG_SMOOTHING = 1 << 2
 FLAG_CLASSIFIER = 1 << 3
 FLAG_TAGGER = 1 << 4
+FLAG_WEIGHTS_INT8 = 1 << 5   # every linear's w is INT8 (in the order of swizzle_w8), else INT16
+KNOWN_FLAGS = 0x3F
+WEIGHT_TYPES = ("int16", "int8")
 
 FILE_MAGIC = b"BERTL14\0"
 FILE_VERSION = 1
@@ -61,6 +64,15 @@ class ModelDataError(UserError):
         self.detail = message
 
 
+class WeightTypeError(ModelDataError):
+    """A blob whose weight type (INT8 / INT16) is not the library's: bertl14_init returns BERTL14_ERR_MODEL_FORMAT."""
+
+    def __init__(self, message: str):
+        UserError.__init__(self, message)
+        self.status = ERR_MODEL_FORMAT
+        self.detail = message
+
+
 LINEAR_PARTS = ("w", "mult", "shift", "bias")
 LAYER_LINEARS = ("q", "k", "v", "o", "i", "o2")
 PARAMS_LAYER = ("f_q", "f_k", "f_v", "f_r1", "f_up", "f_r2")
@@ -78,10 +90,23 @@ def _le(a: np.ndarray, dtype: str) -> bytes:
     return np.ascontiguousarray(a).astype(dtype).tobytes()
 
 
-def _linear_sections(lin: QLinear | None) -> list[bytes]:
+def swizzle_w8(w: np.ndarray) -> np.ndarray:
+    """INT8 weight rows [out][in] in the blob's order: in every group of four channels 4c..4c+3 of a row (a row's
+    last in % 4 channels stay in place) the bytes are channels 4c, 4c+2, 4c+1, 4c+3, so that SXTB16 of the group's
+    word gives the int16 pair (4c, 4c+1) and SXTB16 of the word rotated by 8 bits the pair (4c+2, 4c+3), the order
+    of the activations. Its own inverse (read_weights undoes it with the same call)."""
+    w = np.array(w, copy=True)
+    n4 = w.shape[1] & ~3 if w.ndim == 2 else 0
+    if n4 and w.shape[0]:
+        w[:, :n4] = w[:, :n4].reshape(w.shape[0], -1, 4)[:, :, [0, 2, 1, 3]].reshape(w.shape[0], n4)
+    return w
+
+
+def _linear_sections(lin: QLinear | None, int8: bool = False) -> list[bytes]:
     if lin is None:
         return [b""] * 4
-    return [_le(lin.w, "<i2"), _le(lin.mult, "<i2"), _le(lin.shift, "<i2"), _le(lin.bias, "<i4")]
+    w = _le(swizzle_w8(lin.w), "i1") if int8 else _le(lin.w, "<i2")
+    return [w, _le(lin.mult, "<i2"), _le(lin.shift, "<i2"), _le(lin.bias, "<i4")]
 
 
 def _int32s(values) -> bytes:
@@ -90,6 +115,7 @@ def _int32s(values) -> bytes:
 
 def _sections(qm: QuantModel) -> list[bytes]:
     from .reference import pack_int4
+    int8 = qm.weights == "int8"
     word = _le(pack_int4(qm.word_q), "u1") if qm.embedding == "int4" else _le(qm.word_q, "i1")
     secs = [word, _le(qm.word_scale, "<u2"), _le(qm.pos_q, "i1"), _le(qm.pos_scale, "<u2"),
             _int32s([qm.f_e, qm.word_shift, qm.pos_shift, qm.emb_ln.f_g, qm.emb_ln.f_out, qm.emb_ln.eps_q, 0, 0]),
@@ -98,14 +124,14 @@ def _sections(qm: QuantModel) -> list[bytes]:
         secs.append(_int32s([L.f_q, L.f_k, L.f_v, L.f_r1, L.f_up, L.f_r2, L.ln1.f_g, L.ln1.f_out, L.ln1.eps_q,
                              L.ln2.f_g, L.ln2.f_out, L.ln2.eps_q, 0, 0, 0, 0]))
         for name in LAYER_LINEARS:
-            secs += _linear_sections(getattr(L, name))
+            secs += _linear_sections(getattr(L, name), int8)
         secs += [_le(L.ln1.gamma, "<i2"), _le(L.ln1.beta, "<i4"), _le(L.ln2.gamma, "<i2"), _le(L.ln2.beta, "<i4"),
                  _le(L.res1_u, "<u2"), _le(L.res2_u, "<u2"), _le(L.gelu_ism, "<u2")]
-    secs += _linear_sections(qm.pooler if qm.cls is not None else None)
-    secs += _linear_sections(qm.cls)
+    secs += _linear_sections(qm.pooler if qm.cls is not None else None, int8)
+    secs += _linear_sections(qm.cls, int8)
     secs.append(_names(qm.labels) if qm.cls is not None else b"")
     if qm.tagger is not None:
-        secs += _linear_sections(qm.tagger) + [_names(qm.tags)]
+        secs += _linear_sections(qm.tagger, int8) + [_names(qm.tags)]
     return secs
 
 
@@ -122,7 +148,7 @@ def pack_weights(qm: QuantModel) -> bytes:
         pos += len(s) + (-len(s) % 4)
     flags = ((FLAG_INT4 if qm.embedding == "int4" else 0) | (FLAG_PER_TENSOR if qm.act_scale == "per_tensor" else 0)
              | (FLAG_SMOOTHING if qm.smoothing else 0) | (FLAG_CLASSIFIER if qm.cls is not None else 0)
-             | (FLAG_TAGGER if qm.tagger is not None else 0))
+             | (FLAG_TAGGER if qm.tagger is not None else 0) | (FLAG_WEIGHTS_INT8 if qm.weights == "int8" else 0))
     header = struct.pack("<4s15I", MAGIC, FORMAT_VERSION, qm.num_layers, qm.hidden, qm.heads_total, qm.heads_kept,
                          qm.head_dim, qm.intermediate, qm.vocab_size, qm.max_position, qm.num_labels, flags, pos + 4,
                          len(secs), table_offset, qm.num_tags)
@@ -189,7 +215,8 @@ def _expected_bytes(hdr: dict, name: str) -> int | None:
     lin, part = base.split(".")
     out, inn = {"q": (A, H), "k": (A, H), "v": (A, H), "o": (H, A), "i": (I, H), "o2": (H, I),
                 "pooler": (H if C else 0, H), "cls": (C, H), "tag": (T, H)}[lin]
-    return {"w": 2 * out * inn, "mult": 2 * out, "shift": 2 * out, "bias": 4 * out}[part]
+    wbytes = 1 if hdr["flags"] & FLAG_WEIGHTS_INT8 else 2
+    return {"w": wbytes * out * inn, "mult": 2 * out, "shift": 2 * out, "bias": 4 * out}[part]
 
 
 def _names_ok(raw: bytes, n: int) -> bool:
@@ -202,11 +229,17 @@ def _names_ok(raw: bytes, n: int) -> bool:
     return raw.count(0) == n
 
 
-def check_weights(blob: bytes, c_library: bool = False) -> dict:
+def weight_type(flags: int) -> str:
+    """"int8" or "int16": the linear weights of a blob with these header flags."""
+    return "int8" if flags & FLAG_WEIGHTS_INT8 else "int16"
+
+
+def check_weights(blob: bytes, c_library: bool = False, weights: str | None = None) -> dict:
     """Every check bertl14_init makes on a weights blob (docs/model-format.md, "Checks"), in the same order, so a
     blob refused here is refused there with `ModelDataError.status`. Returns the header fields and the section table
     ("table": [(offset, size)]). c_library=False also accepts what only the Python reference runs (per-tensor
-    activation scales, a model without layers)."""
+    activation scales, a model without layers). `weights` ("int16" | "int8"): the weight type of the C library the
+    blob is meant for (CONFIG_BERTL14_WEIGHTS_*); a blob of the other type is refused as that library refuses it."""
     blob = bytes(blob)
     size = len(blob)
     if size < HEADER_WORDS * 4:
@@ -222,9 +255,15 @@ def check_weights(blob: bytes, c_library: bool = False) -> dict:
         raise ModelDataError(ERR_MODEL_SIZE, f"weights blob is {size} bytes but its header says "
                                              f"{hdr['total_bytes']}: truncated or extended")
     flags = hdr["flags"]
-    if flags & ~0x1F or (c_library and flags & FLAG_PER_TENSOR):
+    if flags & ~KNOWN_FLAGS or (c_library and flags & FLAG_PER_TENSOR):
         raise ModelDataError(ERR_MODEL_FORMAT, f"weights blob flags 0x{flags:x}: " + (
-            "unknown flag bits" if flags & ~0x1F else "per-tensor activation scales run in the Python reference only"))
+            "unknown flag bits" if flags & ~KNOWN_FLAGS else "per-tensor activation scales run in the Python "
+                                                             "reference only"))
+    if weights is not None and weight_type(flags) != weights:
+        have = weight_type(flags)
+        raise WeightTypeError(
+            f"the model has {have.upper()} weights but the library was built for {weights.upper()} weights: "
+            f"build with CONFIG_BERTL14_WEIGHTS_{have.upper()}=y, or convert the model with --weights {weights}")
     if checksum(blob[:-4]) != struct.unpack_from("<I", blob, size - 4)[0]:
         raise ModelDataError(ERR_MODEL_CORRUPT, "weights blob checksum mismatch: the data changed after conversion")
     L, H, A, d, I = hdr["num_layers"], hdr["hidden"], hdr["heads_kept"], hdr["head_dim"], hdr["intermediate"]
@@ -287,8 +326,10 @@ def _check_params(hdr: dict, sec: dict, L: int, tagger: bool) -> None:
         if eps_q < 1:
             raise bad(f"{prefix} eps_q {eps_q}")
 
+    wdtype = "i1" if hdr["flags"] & FLAG_WEIGHTS_INT8 else "<i2"
+
     def linear(prefix: str, out: int, inn: int) -> None:
-        w = np.frombuffer(sec[prefix + ".w"], dtype="<i2").reshape(out, inn) if out else np.zeros((0, inn))
+        w = np.frombuffer(sec[prefix + ".w"], dtype=wdtype).reshape(out, inn) if out else np.zeros((0, inn))
         mult = np.frombuffer(sec[prefix + ".mult"], dtype="<i2")
         shift = np.frombuffer(sec[prefix + ".shift"], dtype="<i2")
         if (mult < 1 << 14).any() or (shift < 1).any() or (shift > 62).any():
@@ -354,8 +395,11 @@ def read_weights(blob: bytes) -> QuantModel:
     f_e, word_shift, pos_shift, eg, eo, ee = (int(x) for x in sec("<i4")[:6])
     emb_ln = QLayerNorm(gamma=sec("<i2"), beta=sec("<i4"), f_g=eg, f_out=eo, eps_q=ee)
 
+    int8 = bool(flags & FLAG_WEIGHTS_INT8)
+
     def linear(n_out: int, n_in: int, f_in: int, f_out: int) -> QLinear:
-        return QLinear(w=sec("<i2", (n_out, n_in)), mult=sec("<i2"), shift=sec("<i2"), bias=sec("<i4"),
+        w = swizzle_w8(sec("i1", (n_out, n_in))) if int8 else sec("<i2", (n_out, n_in))
+        return QLinear(w=w, mult=sec("<i2"), shift=sec("<i2"), bias=sec("<i4"),
                        f_in=f_in, f_out=f_out)
 
     layers = []
@@ -397,7 +441,7 @@ def read_weights(blob: bytes) -> QuantModel:
         act_scale="per_tensor" if flags & FLAG_PER_TENSOR else "per_token", smoothing=bool(flags & FLAG_SMOOTHING),
         word_q=word_q, word_scale=word_scale, word_shift=word_shift, pos_q=pos_q, pos_scale=pos_scale,
         pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln, layers=layers, pooler=pooler, cls=cls, labels=labels,
-        tagger=tagger, tags=tags)
+        tagger=tagger, tags=tags, weights=weight_type(flags))
 
 
 def write_model_file(path, weights: bytes, vocab_words) -> None:

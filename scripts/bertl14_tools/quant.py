@@ -21,11 +21,12 @@ class QuantOptions:
     embedding: str = "int8"          # "int8" | "int4"
     smooth_alpha: float = 0.5
     max_seq_len: int | None = None   # rows of the position table (None: all the model's positions)
+    weights: str = "int16"           # linear weights: "int16" | "int8" (per output channel, symmetric)
 
 
 @dataclass
 class QLinear:
-    w: np.ndarray            # int16 [out][in]
+    w: np.ndarray            # int16 [out][in] (int8 with INT8 weights)
     mult: np.ndarray         # int16 [out], in [2^14, 2^15)
     shift: np.ndarray        # int16 [out], in [1, 62]
     bias: np.ndarray         # int32 [out], Q(f_out)
@@ -90,6 +91,7 @@ class QuantModel:
     labels: list[str] = field(default_factory=list)
     tagger: QLinear | None = None     # token classification head on every token's last row (logits Q10)
     tags: list[str] = field(default_factory=list)
+    weights: str = "int16"            # "int16" | "int8": the type of every linear's w
 
     @property
     def num_labels(self) -> int:
@@ -121,15 +123,21 @@ def _exp_for(amax: float, limit: float, f_max: int = 30) -> int:
     return f_max if amax <= 0 else min(f_max, _floor_log2(limit / amax))
 
 
-def quantize_linear(w: np.ndarray, b: np.ndarray, f_in: int, f_out: int, name: str = "linear") -> QLinear:
-    """INT16 weights with one scale per output channel (capped for the int32 accumulator), the
-    requantization multiplier/shift pair and the bias in Q(f_out): docs/numerics.md section 4."""
+WEIGHT_QMAX = {"int16": 32767, "int8": 127}
+
+
+def quantize_linear(w: np.ndarray, b: np.ndarray, f_in: int, f_out: int, name: str = "linear",
+                    weights: str = "int16") -> QLinear:
+    """INT16 (or INT8) weights with one symmetric scale per output channel (capped for the int32 accumulator),
+    the requantization multiplier/shift pair and the bias in Q(f_out): docs/numerics.md section 4."""
     from .errors import UserError
+    if weights not in WEIGHT_QMAX:
+        raise UserError(f"weights {weights!r}: use int16 or int8")
     w = np.asarray(w, np.float64)
     n_out = w.shape[0]
     amax = np.abs(w).max(axis=1)
     asum = np.abs(w).sum(axis=1)
-    ws = np.where(amax > 0, 32767.0 / np.where(amax > 0, amax, 1), 1.0)
+    ws = np.where(amax > 0, WEIGHT_QMAX[weights] / np.where(amax > 0, amax, 1), 1.0)
     cap = (ACC_LIMIT - 1) / (127.0 * np.where(asum > 0, asum, 1)) * (1 - 1e-9)
     ws = np.where(asum > 0, np.minimum(ws, cap), 1.0)
     wq = np.round(w * ws[:, None])
@@ -158,7 +166,7 @@ def quantize_linear(w: np.ndarray, b: np.ndarray, f_in: int, f_out: int, name: s
     bias = np.round(np.asarray(b, np.float64) * 2.0 ** f_out)
     if np.abs(bias).max(initial=0) >= 2 ** 31:
         raise UserError(f"{name}: bias does not fit int32 in Q{f_out}")
-    return QLinear(w=wq.astype(np.int16), mult=mult.astype(np.int16), shift=shift.astype(np.int16),
+    return QLinear(w=wq.astype(np.int8 if weights == "int8" else np.int16), mult=mult.astype(np.int16), shift=shift.astype(np.int16),
                    bias=bias.astype(np.int32), f_in=f_in, f_out=f_out)
 
 
@@ -230,6 +238,8 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
         raise UserError(f"act_scale {opts.act_scale!r}: use per_token or per_tensor")
     if opts.embedding not in ("int8", "int4"):
         raise UserError(f"embedding {opts.embedding!r}: use int8 or int4")
+    if opts.weights not in WEIGHT_QMAX:
+        raise UserError(f"weights {opts.weights!r}: use int16 or int8")
     if not calib_ids:
         raise UserError("quantization needs calibration sentences (token ids); none given")
     kept = {len(layer.heads_kept) for layer in fm.layers}
@@ -278,6 +288,7 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
     emb_ln = quantize_layernorm(f64(fm.emb_ln_g) / sm_emb, f64(fm.emb_ln_b) / sm_emb, fm.layer_norm_eps, f_e)
 
     layers = []
+    wt = opts.weights
     f_h = emb_ln.f_out
     scale_q = 1.0 / np.sqrt(d)
     for li, layer in enumerate(fm.layers):
@@ -293,12 +304,12 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
         ln2 = quantize_layernorm(f64(layer.ln2_g) / sm_next, f64(layer.ln2_b) / sm_next, fm.layer_norm_eps, f_r2)
         nm = f"layer {li}"
         layers.append(QLayer(
-            q=quantize_linear(f64(layer.wq) * sa * scale_q, f64(layer.bq) * scale_q, f_h, f_q, nm + " query"),
-            k=quantize_linear(f64(layer.wk) * sa, layer.bk, f_h, f_k, nm + " key"),
-            v=quantize_linear(f64(layer.wv) * sa, layer.bv, f_h, f_v, nm + " value"),
-            o=quantize_linear(layer.wo, layer.bo, f_v, f_r1, nm + " attention output"),
-            i=quantize_linear(f64(layer.wi) * sb, layer.bi, ln1.f_out, f_up, nm + " intermediate"),
-            o2=quantize_linear(f64(layer.wo2) * sg, layer.bo2, f_up, f_r2, nm + " output"),
+            q=quantize_linear(f64(layer.wq) * sa * scale_q, f64(layer.bq) * scale_q, f_h, f_q, nm + " query", wt),
+            k=quantize_linear(f64(layer.wk) * sa, layer.bk, f_h, f_k, nm + " key", wt),
+            v=quantize_linear(f64(layer.wv) * sa, layer.bv, f_h, f_v, nm + " value", wt),
+            o=quantize_linear(layer.wo, layer.bo, f_v, f_r1, nm + " attention output", wt),
+            i=quantize_linear(f64(layer.wi) * sb, layer.bi, ln1.f_out, f_up, nm + " intermediate", wt),
+            o2=quantize_linear(f64(layer.wo2) * sg, layer.bo2, f_up, f_r2, nm + " output", wt),
             ln1=ln1, ln2=ln2, f_q=f_q, f_k=f_k, f_v=f_v, f_r1=f_r1, f_up=f_up, f_r2=f_r2,
             res1_u=u_a[li], res2_u=u_b[li], gelu_ism=ism_g[li]))
         f_h = ln2.f_out
@@ -306,13 +317,13 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
     pooler = cls = None
     labels: list[str] = []
     if fm.cls_w is not None and fm.pooler_w is not None:
-        pooler = quantize_linear(fm.pooler_w, fm.pooler_b, f_h, 12, "pooler")
-        cls = quantize_linear(fm.cls_w, fm.cls_b, 15, 10, "classifier")
+        pooler = quantize_linear(fm.pooler_w, fm.pooler_b, f_h, 12, "pooler", wt)
+        cls = quantize_linear(fm.cls_w, fm.cls_b, 15, 10, "classifier", wt)
         labels = list(fm.labels) or [f"LABEL_{i}" for i in range(fm.cls_w.shape[0])]
     tagger = None
     tags: list[str] = []
     if fm.tag_w is not None:      # like the classifier, on each token's INT8 output row (F = f_h), logits Q10
-        tagger = quantize_linear(fm.tag_w, fm.tag_b, f_h, 10, "token classifier")
+        tagger = quantize_linear(fm.tag_w, fm.tag_b, f_h, 10, "token classifier", wt)
         tags = list(fm.tags) or [f"TAG_{i}" for i in range(fm.tag_w.shape[0])]
     return QuantModel(
         num_layers=L, hidden=H, heads_total=fm.num_heads, heads_kept=a, head_dim=d,
@@ -320,4 +331,4 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
         embedding=opts.embedding, act_scale=opts.act_scale, smoothing=bool(opts.smoothing),
         word_q=word_q, word_scale=word_scale, word_shift=word_shift,
         pos_q=pos_q, pos_scale=pos_scale, pos_shift=pos_shift, f_e=f_e, emb_ln=emb_ln,
-        layers=layers, pooler=pooler, cls=cls, labels=labels, tagger=tagger, tags=tags)
+        layers=layers, pooler=pooler, cls=cls, labels=labels, tagger=tagger, tags=tags, weights=wt)

@@ -101,8 +101,23 @@ def quantize_tensor_s8(x):
 
 
 def linear_s8_s16(q, s, lin: QLinear, out_bits: int):
-    """q int8 [N, in] with row scales s [N] times int16 weights [out, in] -> [N, out] (sat16 or sat32)."""
+    """q int8 [N, in] with row scales s [N] times int16 weights [out, in] -> [N, out] (sat16 or sat32).
+    INT8 weights (lin.w int8) go to linear_s8_s8: the same integers."""
+    if lin.w.dtype == np.int8:
+        return linear_s8_s8(q, s, lin, out_bits)
     acc = imatmul(q, lin.w.T)                                           # int32 by the weight cap
+    y = rsr(acc * np.asarray(s, np.int64)[:, None] * lin.mult.astype(np.int64)[None, :],
+            lin.shift.astype(np.int64)[None, :]) + lin.bias.astype(np.int64)[None, :]
+    return sat(y, out_bits)
+
+
+def linear_s8_s8(q, s, lin: QLinear, out_bits: int):
+    """q int8 [N, in] with row scales s [N] times INT8 weights [out, in] (one scale per output channel, folded into
+    mult/shift) -> [N, out]: acc = sum q * w (|acc| <= 127 * 127 * in < 2^31), then the requantization of
+    linear_s8_s16, rsr(acc * s * mult, shift) + bias, sat16 or sat32 (docs/numerics.md section 4b)."""
+    if lin.w.dtype != np.int8:
+        raise ValueError(f"linear_s8_s8 takes INT8 weights, got {lin.w.dtype}")
+    acc = imatmul(q, lin.w.astype(np.int64).T)
     y = rsr(acc * np.asarray(s, np.int64)[:, None] * lin.mult.astype(np.int64)[None, :],
             lin.shift.astype(np.int64)[None, :]) + lin.bias.astype(np.int64)[None, :]
     return sat(y, out_bits)
@@ -255,6 +270,7 @@ def score_thousandths(score_q16: int) -> int:
 
 # The C kernels' names (bertl14/src/kernels/bertl14_<name>.c) for the same operations
 linear_s16 = linear_s8_s16
+linear_s8 = linear_s8_s8
 softmax_u8 = softmax_lut_u8
 tanh_q12 = tanh_lut_q15
 gelu_s16 = gelu_tanh_lut_s16

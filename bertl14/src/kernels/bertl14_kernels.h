@@ -201,6 +201,16 @@ void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t toke
                         int16_t *y16, int32_t *y32, uint32_t y_stride);
 
 /**
+ * Linear layer, INT8 weights (one scale per output channel, folded into M_o and S_o) x INT8 activations: the
+ * formula and the arguments of bertl14_linear_s16, with w [out][in] int8 in the blob's order (each group of four
+ * weights 4c..4c+3 of a row stored as 4c, 4c+2, 4c+1, 4c+3; a row's last in % 4 in order). Compiled into the
+ * library (next to bertl14_linear_s16) only when BERTL14_WEIGHTS_INT8 is defined.
+ */
+void bertl14_linear_s8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
+                       const int8_t *w, uint32_t out, const bertl14_requant_t *rq,
+                       int16_t *y16, int32_t *y32, uint32_t y_stride);
+
+/**
  * Attention scores of one query row against n keys, one head:
  * x_u = rsr(sum_d q[d]*k[u,d] * (sq * sk_u), shift).
  * @param q      d int8 query values

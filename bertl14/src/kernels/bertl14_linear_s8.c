@@ -1,0 +1,221 @@
+/* Linear layer: INT8 weights (one symmetric scale per output channel, folded into the requantization) x INT8
+ * activations held as int16 in the block layout (bertl14_kernels.h), per-channel requantization: the integers of
+ * the INT16 kernel's formula (docs/numerics.md "Linear layer", INT8 weights). Built instead of bertl14_linear_s16
+ * when BERTL14_WEIGHTS_INT8 is defined (CONFIG_BERTL14_WEIGHTS_INT8); without it this file compiles to nothing.
+ *
+ * The blob stores every group of four weights 4c..4c+3 of a row in the order 4c, 4c+2, 4c+1, 4c+3
+ * (docs/model-format.md): SXTB16 of the group's word is then the int16 pair (4c, 4c+1) and SXTB16 of the word
+ * rotated by 8 bits the pair (4c+2, 4c+3), the order of the activations, so the DSP body widens four weights
+ * with two instructions and multiplies them with SMLAD as the INT16 kernel does (CMSIS-NN's arm_nn_mat_mult
+ * idea, with the reordering done once by the converter instead of at run time): per two chunks of four channels
+ * and four tokens one weight LDRD, four SXTB16, eight activation LDRD and sixteen SMLAD. The Helium build (MVE)
+ * uses this DSP body: there is no Helium body for INT8 weights. Every body computes the same bits. */
+#include "bertl14_kernels.h"
+#include "bertl14_acle_emul.h"
+
+#if defined(BERTL14_WEIGHTS_INT8)   /* an INT16 library does not carry it (tests/lib/test_footprint.py) */
+
+static inline int32_t ld_bias(const int32_t *b, uint32_t o)
+{
+    return (int32_t)bertl14_ld32(b + o);
+}
+
+/* The general requantized store: y = rsr(acc * s * M, S) + B, sat16 / sat32 (out of line: one copy). */
+static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
+                          int32_t shift, int32_t bias)
+{
+    const int64_t v = bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
+    if (y16) {
+        y16[idx] = (int16_t)bertl14_sat16(v);
+    } else {
+        y32[idx] = bertl14_sat32(v);
+    }
+}
+
+/* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
+static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32_t out, uint32_t y_stride)
+{
+    return y_stride ? t * y_stride + o : bertl14_block_index(t, o, tokens, out);
+}
+
+/* Portable: one token's dot product over the block layout (full chunks with the swizzle undone, then the tail). */
+static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32_t tokens, uint32_t in)
+{
+    const uint32_t n4 = in & ~3u, tail = in - n4;
+    int32_t a = 0;
+    const int16_t *px = x + 4u * t;
+    for (uint32_t i = 0; i < n4; i += 4) {
+        a += w[i] * px[0] + w[i + 2] * px[1] + w[i + 1] * px[2] + w[i + 3] * px[3];
+        px += 4u * tokens;
+    }
+    const int16_t *xt = x + n4 * tokens + t * tail;
+    for (uint32_t i = 0; i < tail; i++) {
+        a += w[n4 + i] * xt[i];
+    }
+    return a;
+}
+
+#if defined(BERTL14_USE_DSP)
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+/* Blocks of exactly four tokens (the encoder's case): one activation pointer walks the block's contiguous chunks
+ * with post-incremented LDRD. Per chunk: two SXTB16 (the weights of a word, widened), four activation LDRD, eight
+ * SMLAD; one weight LDRD every two chunks. The assembly only reads memory this function never writes (the
+ * weights, the input block): no memory clobber. */
+#define BL14_T(acc, wl, wh) "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad " acc ", " wl ", %[xa], " acc "\n\t" \
+    "smlad " acc ", " wh ", %[xb], " acc "\n\t"
+#define BL14_C8(wr) "sxtb16 %[wl], " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
+    BL14_T("%[a0]", "%[wl]", wr) BL14_T("%[a1]", "%[wl]", wr) BL14_T("%[a2]", "%[wl]", wr) BL14_T("%[a3]", "%[wl]", wr)
+static inline void dot4_contig(const int8_t *w, const int16_t *px, uint32_t chunks, int32_t acc[4])
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    uint32_t wa, wb, wl, xa, xb;
+    uint32_t quads = chunks >> 2, rest = chunks & 3u;
+    if (quads) {                                   /* four chunks an iteration: 60 instructions, 64 MACs */
+        __asm volatile("1:\n\tldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
+                       "ldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
+                         [n] "+r"(quads), [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [xa] "=&r"(xa),
+                         [xb] "=&r"(xb)
+                       :
+                       : "cc");
+    }
+    if (rest) {                                    /* the last 1..3 chunks, one a word */
+        __asm volatile("1:\n\tldr %[wa], [%[pw]], #4\n\t" BL14_C8("%[wa]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
+                         [n] "+r"(rest), [wa] "=&r"(wa), [wl] "=&r"(wl), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc");
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#undef BL14_C8
+#undef BL14_T
+#endif
+
+/* Blocks of nb (1..4) tokens, one chunk a step (host emulation, and the end of a sentence on the core). */
+static inline void dot_small(const int8_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (uint32_t c = 0; c < chunks; c++, w += 4) {
+        const uint32_t ww = bertl14_ld32(BERTL14_ALIGNED4(w));
+        const uint32_t wl = bertl14_sxtb16(ww), wh = bertl14_sxtb16_ror8(ww);
+        a0 = bertl14_smlad(wl, bertl14_ld32(BERTL14_ALIGNED4(px)), a0);
+        a0 = bertl14_smlad(wh, bertl14_ld32(BERTL14_ALIGNED4(px + 2)), a0);
+        px += 4;
+        if (nb > 1u) {
+            a1 = bertl14_smlad(wl, bertl14_ld32(BERTL14_ALIGNED4(px)), a1);
+            a1 = bertl14_smlad(wh, bertl14_ld32(BERTL14_ALIGNED4(px + 2)), a1);
+            px += 4;
+        }
+        if (nb > 2u) {
+            a2 = bertl14_smlad(wl, bertl14_ld32(BERTL14_ALIGNED4(px)), a2);
+            a2 = bertl14_smlad(wh, bertl14_ld32(BERTL14_ALIGNED4(px + 2)), a2);
+            px += 4;
+        }
+        if (nb > 3u) {
+            a3 = bertl14_smlad(wl, bertl14_ld32(BERTL14_ALIGNED4(px)), a3);
+            a3 = bertl14_smlad(wh, bertl14_ld32(BERTL14_ALIGNED4(px + 2)), a3);
+            px += 4;
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
+{
+    if (y16) {
+        y16[idx] = (int16_t)bertl14_ssat(v, 16);
+    } else {
+        y32[idx] = v;
+    }
+}
+
+/* One requantized output. INT8 weights give shifts about 8 below the INT16 ones (25..40 on the converted models),
+ * so the fast case lifts the sum: with j = max(0, 33 - S), acc * 2^j * s * M shifted by S + j >= 33 is the same
+ * rsr, taken as the INT16 kernel does (one SMMLA with c = 2^(S+j-33), a shift, QADD) when acc * 2^j fits 32 bits
+ * and s * M < 2^31 (fast); otherwise the 64-bit formula. */
+static inline void put_rq(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
+                          int32_t shift, int32_t bias, int fast, uint32_t j, int32_t sh, int32_t c)
+{
+    const int32_t a = (int32_t)((uint32_t)acc << j);
+    if (fast && (a >> j) == acc) {
+        put(y16, y32, idx, bertl14_qadd(bertl14_smmla(a, (int32_t)(s * (uint32_t)mult), c) >> sh, bias));
+    } else {
+        store_requant(y16, y32, idx, acc, s, mult, shift, bias);
+    }
+}
+
+/* A block of 1..4 tokens, whole chunks, aligned: per output channel the nb dot products in one pass over its
+ * weight row, then nb requantized stores. */
+static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int8_t *w,
+                         uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
+{
+    uint32_t sc[4], smax;
+    sc[0] = x_scale[0];
+    sc[1] = nb > 1u ? x_scale[1] : 0u;
+    sc[2] = nb > 2u ? x_scale[2] : 0u;
+    sc[3] = nb > 3u ? x_scale[3] : 0u;
+    smax = sc[0] > sc[1] ? sc[0] : sc[1];
+    smax = sc[2] > smax ? sc[2] : smax;
+    smax = sc[3] > smax ? sc[3] : smax;
+    const uint32_t tail_start = out & ~3u;
+    const int16_t *const mults = rq->mult, *const shifts = rq->shift;
+    const int32_t *const biases = rq->bias;
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        int32_t acc[4];
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+        if (nb == 4u) {
+            dot4_contig(w, x, in / 4u, acc);
+        } else
+#endif
+        {
+            dot_small(w, x, in / 4u, nb, acc);
+        }
+        const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
+        const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
+        const uint32_t step = y_stride ? y_stride : (o < tail_start ? 4u : out - tail_start);
+        const uint32_t j = shift < 33 ? (uint32_t)(33 - shift) : 0u;
+        const int32_t sh = shift + (int32_t)j - 32, c = 1 << (sh - 1);
+        const int fast = j <= 24u && smax * (uint32_t)mult < 0x80000000u;   /* shift 9..62 */
+        put_rq(y16, y32, base, acc[0], sc[0], mult, shift, bias, fast, j, sh, c);
+        if (nb > 1u) {
+            put_rq(y16, y32, base + step, acc[1], sc[1], mult, shift, bias, fast, j, sh, c);
+        }
+        if (nb > 2u) {
+            put_rq(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias, fast, j, sh, c);
+        }
+        if (nb > 3u) {
+            put_rq(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias, fast, j, sh, c);
+        }
+    }
+}
+#endif
+
+void bertl14_linear_s8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
+                       const int8_t *w, uint32_t out, const bertl14_requant_t *rq,
+                       int16_t *y16, int32_t *y32, uint32_t y_stride)
+{
+#if defined(BERTL14_USE_DSP)
+    /* word loads: 4-byte aligned weight rows and activations, whole chunks (else the portable loop) */
+    if (tokens <= 4u && !(((uintptr_t)w | (uintptr_t)x) & 3u) && !(in & 3u)) {
+        linear_block(x, x_scale, tokens, in, w, out, rq, y16, y32, y_stride);
+        return;
+    }
+#endif
+    for (uint32_t o = 0; o < out; o++) {                         /* portable (and > 4 tokens) */
+        const int8_t *wo = w + (uint32_t)o * in;
+        const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
+        for (uint32_t t = 0; t < tokens; t++) {
+            store_requant(y16, y32, out_index(t, o, tokens, out, y_stride), dot_block_c(wo, x, t, tokens, in),
+                          x_scale[t], mult, shift, bias);
+        }
+    }
+}
+#endif /* BERTL14_WEIGHTS_INT8 */
