@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -116,6 +117,16 @@ def kernel_options(kernels: str) -> list[str]:
     return [f"-DCONFIG_{sym}={KERNEL_CONFIG[kernels].get(sym, 'n')}" for sym in symbols]
 
 
+def weight_options(model_dir: Path) -> list[str]:
+    """The -DCONFIG_BERTL14_WEIGHTS_* options of `west build` for a converted model folder: the weight type it was
+    converted with (manifest options.quantize), so the build keeps its weights and links the matching kernel."""
+    man = Path(model_dir) / "manifest.json"
+    wt = json.loads(man.read_text(encoding="utf-8")).get("options", {}).get("quantize", "int16") \
+        if man.is_file() else "int16"
+    return [f"-DCONFIG_BERTL14_WEIGHTS_INT8={'y' if wt == 'int8' else 'n'}",
+            f"-DCONFIG_BERTL14_WEIGHTS_INT16={'n' if wt == 'int8' else 'y'}"]
+
+
 def board_icount_shift(board: str) -> int:
     """The -icount shift the board counts at by default (board.yml `qemu: icount_shift:`, else 7)."""
     shift = board_info(board).icount_shift
@@ -167,11 +178,13 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
     require_tools(board)
     resolve_kernels(board, kernels)
     model_dir = Path(model_dir).resolve()
-    key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}".encode()).hexdigest()[:12]
+    weights = weight_options(model_dir)
+    wkey = "|int8" if weights[0].endswith("=y") else ""
+    key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}{wkey}".encode()).hexdigest()[:12]
     build_dir = _cache() / f"{board}-{kernels}-{key}"
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
            f"-DCONFIG_BERTL14_MODEL_DIR={model_dir}", f"-DCONFIG_BERTL14_MAX_SEQ_LEN={max_seq_len}",
-           *kernel_options(kernels), "-DCONFIG_APP_RTOS_NONE=y",
+           *kernel_options(kernels), *weights, "-DCONFIG_APP_RTOS_NONE=y",
            f"-DBERTL14_TARGET_PROFILE={'ON' if profile else 'OFF'}"]
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
     if not quiet:

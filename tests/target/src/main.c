@@ -340,12 +340,26 @@ static void kernel_line(const char *name, uint32_t reps, uint64_t count, uint32_
 
 static uint8_t bench_buf[160 * 1024] __attribute__((aligned(8)));
 
+/* The library's linear kernel and weight type (CONFIG_BERTL14_WEIGHTS_INT8 / _INT16), with a shift of the range
+ * the converter gives that type (INT16 weights: 35..40 here; INT8: 8 less). */
+#if defined(BERTL14_WEIGHTS_INT8)
+typedef int8_t bench_weight_t;
+#define BENCH_LINEAR bertl14_linear_s8
+#define BENCH_W(i) ((int8_t)((int32_t)((i) * 101u % 255u) - 127))
+#define BENCH_SHIFT 30
+#else
+typedef int16_t bench_weight_t;
+#define BENCH_LINEAR bertl14_linear_s16
+#define BENCH_W(i) ((int16_t)((int32_t)((i) * 101u % 4001u) - 2000))
+#define BENCH_SHIFT 38
+#endif
+
 static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_t out, uint32_t reps)
 {
     uint8_t *const work = bench_buf;
     /* inputs and weights from the work buffer (any values: the instruction count does not depend on them) */
     int16_t *x = (int16_t *)(void *)work;
-    int16_t *w = x + tokens * in;
+    bench_weight_t *w = (bench_weight_t *)(void *)(x + tokens * in);
     int32_t *y = (int32_t *)(void *)(w + in * out);
     int16_t *mult = (int16_t *)(void *)(y + tokens * out);
     int16_t *shift = mult + out;
@@ -358,11 +372,11 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
         x[i] = (int16_t)((int32_t)(i * 37u % 255u) - 127);
     }
     for (uint32_t i = 0; i < in * out; i++) {
-        w[i] = (int16_t)((int32_t)(i * 101u % 4001u) - 2000);
+        w[i] = BENCH_W(i);
     }
     for (uint32_t o = 0; o < out; o++) {
         mult[o] = 20000;
-        shift[o] = 38;                                  /* the converter's shifts are 35..40 here */
+        shift[o] = BENCH_SHIFT;
         bias[o] = 0;
     }
     for (uint32_t t = 0; t < tokens; t++) {
@@ -373,7 +387,7 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
     for (uint32_t r = 0; r < reps; r++) {
         for (uint32_t t = 0; t < tokens; t += 4) {      /* blocks of 4 tokens, as the encoder calls it */
             const uint32_t nb = tokens - t < 4u ? tokens - t : 4u;
-            bertl14_linear_s16(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
+            BENCH_LINEAR(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
         }
     }
     kernel_line(name, reps, target_instructions(platform_cycles() - t0), tokens * in * out);
