@@ -381,18 +381,28 @@ bertl14_status_t bertl14_ctx_tag_logits(bertl14_ctx_t *ctx, uint32_t token, cons
 
 bertl14_status_t bertl14_ctx_tag(bertl14_ctx_t *ctx, uint8_t *tags, uint32_t max_tokens, uint32_t *count)
 {
-    const int32_t *y;
-    bertl14_status_t st = tags && count ? bertl14_ctx_tag_logits(ctx, 0, &y) : BERTL14_ERR_NULL_POINTER;
+    bertl14_head_t head;
+    bertl14_status_t st = !ctx || !tags || !count ? BERTL14_ERR_NULL_POINTER
+                                                : head_ready(ctx, &head, ctx->dims.num_tags, BERTL14_ERR_NO_TAGGER);
     if (st != BERTL14_OK) {
         return st;                                                                /* no tagger, nothing encoded */
     }
-    const uint32_t n = ctx->seq_len < max_tokens ? ctx->seq_len : max_tokens;
-    for (uint32_t t = 0; t < n; t++) {
-        if (t) {
-            bertl14_ctx_tag_logits(ctx, t, &y);                                   /* row 0: done by the check */
+    const uint32_t H = ctx->dims.hidden, T = ctx->dims.num_tags, n = ctx->seq_len < max_tokens ? ctx->seq_len : max_tokens;
+    /* a block of tokens a weight load (the linear kernel's fast form): their logits in the FFN's region, free
+     * after encoding, when they fit (else one token at a time in the tagger's own) */
+    const uint32_t B = T * 4u <= ctx->dims.intermediate * 2u ? BERTL14_TOKEN_BLOCK : 1u;
+    int32_t *y = B > 1u ? BUF(ctx, up16, int32_t) : BUF(ctx, tag32, int32_t);
+    for (uint32_t t0 = 0; t0 < n; t0 += B) {
+        const uint32_t nb = n - t0 < B ? n - t0 : B;
+        load_rows(ctx, BUF(ctx, h, int8_t) + t0 * H, BUF(ctx, h_scale, uint32_t) + t0, nb, H);
+        BERTL14_STAGE(CLASSIFIER);
+        bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, H, head.tagger.w, T,
+                           &head.tagger.rq, NULL, y, T);                          /* logits = h_t Wt^T + bt (Q10) */
+        for (uint32_t j = 0; j < nb; j++) {
+            tags[t0 + j] = (uint8_t)first_argmax(y + j * T, T);                  /* first argmax */
         }
-        tags[t] = (uint8_t)first_argmax(y, ctx->dims.num_tags);                  /* first argmax */
     }
+    BERTL14_STAGE(OTHER);
     *count = n;
     return n < ctx->seq_len ? BERTL14_ERR_TOKEN_OVERFLOW : BERTL14_OK;
 }
