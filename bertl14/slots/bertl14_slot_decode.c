@@ -4,9 +4,10 @@
  * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens
  * and over a B-x right after it (nothing, one space or one hyphen between: the tagger may open "seven" of
  * "seventy-seven" again);
- * it covers the text from its first token's start to its last token's end (a wildcard's: widened to whole words; a
- * number's or duration's: over the number words that follow, bertl14_slot_number_extent, when that still reads
- * as a value).
+ * it covers the text from its first token's start to its last token's end, without clause punctuation at its
+ * edges (a wildcard's: widened to whole words; a number's or duration's: over the number words that follow,
+ * bertl14_slot_number_extent, when that still reads as a value, the tokens it grew over opening no span; one
+ * that reads as nothing: with the article before it, or without the one it starts with). settle_span has the rule.
  */
 #include <string.h>
 
@@ -60,6 +61,95 @@ static int has_value(const uint32_t *table, const char *slot, const char *span, 
            n_found > 0u;
 }
 
+/* The length of the clause punctuation ending at text[end] (before end) / starting at text[start]: ".,!?;:" or a
+   full-width 。，！？；：、 (three UTF-8 bytes each); 0 if none. */
+static const char *const clause_punct[] = {".", ",", "!", "?", ";", ":", "\xE3\x80\x82", "\xEF\xBC\x8C",
+                                           "\xEF\xBC\x81", "\xEF\xBC\x9F", "\xEF\xBC\x9B", "\xEF\xBC\x9A",
+                                           "\xE3\x80\x81"};
+
+static uint32_t punct_at(const char *text, uint32_t start, uint32_t end, int at_end)
+{
+    for (uint32_t i = 0; i < sizeof clause_punct / sizeof clause_punct[0]; i++) {
+        const uint32_t n = (uint32_t)strlen(clause_punct[i]);
+        if (end - start >= n && memcmp(text + (at_end ? end - n : start), clause_punct[i], n) == 0) {
+            return n;
+        }
+    }
+    return 0;
+}
+
+/* A span without the clause punctuation at its edges: "21." reads 21 (tagging.trim_punctuation). */
+static void trim_punctuation(const char *text, uint32_t *start, uint32_t *end)
+{
+    for (;;) {
+        uint32_t n = *start < *end ? punct_at(text, *start, *end, 1) : 0u;
+        if (n != 0u) {
+            *end -= n;
+            continue;
+        }
+        n = *start < *end ? punct_at(text, *start, *end, 0) : 0u;
+        if (n == 0u) {
+            return;
+        }
+        *start += n;
+    }
+}
+
+/* The length of an "a " / "an " (any case) at text[start..end), 0 if none (tagging._article_at). */
+static uint32_t article_at(const char *text, uint32_t start, uint32_t end)
+{
+    const char a = text[start];
+    if ((a == 'a' || a == 'A') && end - start > 2u && text[start + 1u] == ' ') {
+        return 2u;
+    }
+    if ((a == 'a' || a == 'A') && end - start > 3u && (text[start + 1u] == 'n' || text[start + 1u] == 'N') &&
+        text[start + 2u] == ' ') {
+        return 3u;
+    }
+    return 0u;
+}
+
+/* Where a span starts when the word "a" / "an" right before it is taken in ("a" + "minute"); start if none. */
+static uint32_t article_before(const char *text, uint32_t start)
+{
+    for (uint32_t n = 2u; n <= 3u; n++) {
+        if (start >= n) {
+            const uint32_t s = start - n;
+            if (article_at(text, s, start + 1u) == n && (s == 0u || !word_char(text[s - 1u]))) {
+                return s;
+            }
+        }
+    }
+    return start;
+}
+
+/* Settle a decoded span's edges: clause punctuation off; a wildcard to whole words; a number or duration over the
+   number words that follow when that still reads as a value ("one hundred" + "and twenty"), and, when it still
+   reads as nothing, with the article before it ("a minute") or without the one it starts with ("a 3 minute"). */
+static void settle_span(const uint32_t *table, const char *slot, const char *text, uint32_t text_len,
+                        uint32_t *start, uint32_t *end)
+{
+    trim_punctuation(text, start, end);
+    const uint32_t type = bertl14_slot_type(table, slot);
+    if (type == BERTL14_SLOT_TYPE_WILDCARD) {
+        whole_words(text, text_len, start, end);
+    } else if ((type == BERTL14_SLOT_TYPE_NUMBER || type == BERTL14_SLOT_TYPE_DURATION) && *start < *end) {
+        const uint32_t whole = bertl14_slot_number_extent(text, text_len, *end);
+        if (whole != *end && has_value(table, slot, text + *start, whole - *start)) {
+            *end = whole;
+        }
+        if (!has_value(table, slot, text + *start, *end - *start)) {
+            const uint32_t before = article_before(text, *start);
+            const uint32_t skip = article_at(text, *start, *end);
+            if (before != *start && has_value(table, slot, text + before, *end - before)) {
+                *start = before;
+            } else if (skip != 0u && has_value(table, slot, text + *start + skip, *end - *start - skip)) {
+                *start += skip;
+            }
+        }
+    }
+}
+
 /* Normalise one span and append its values, skipping slots already answered (the first span wins). */
 static bertl14_status_t add_span(const uint32_t *table, const char *slot, const char *text, uint32_t start,
                                  uint32_t end, bertl14_slot_value_t *out, uint32_t max_out, uint32_t *n)
@@ -102,6 +192,7 @@ bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t 
     const uint32_t text_len = (uint32_t)strlen(text);
     const char *open_slot = NULL; /* the span being grown */
     uint32_t open_start = 0, open_end = 0;
+    uint32_t consumed = 0; /* the end of the text the last settled span read */
     bertl14_status_t st = BERTL14_OK;
     for (uint32_t t = 0; t <= n_tokens && st == BERTL14_OK; t++) {
         const char *slot = NULL;
@@ -119,18 +210,17 @@ bertl14_status_t bertl14_slots_extract(const bertl14_ctx_t *ctx, const uint32_t 
             continue;
         }
         if (open_slot != NULL) { /* the span ends before token t */
-            const uint32_t type = bertl14_slot_type(table, open_slot);
-            if (type == BERTL14_SLOT_TYPE_WILDCARD) {
-                whole_words(text, text_len, &open_start, &open_end);
-            } else if (type == BERTL14_SLOT_TYPE_NUMBER || type == BERTL14_SLOT_TYPE_DURATION) {
-                /* "one hundred" + "and twenty": the longer span when it reads as a value, else the tagged one */
-                const uint32_t whole = bertl14_slot_number_extent(text, text_len, open_end);
-                if (whole != open_end && has_value(table, open_slot, text + open_start, whole - open_start)) {
-                    open_end = whole;
-                }
+            settle_span(table, open_slot, text, text_len, &open_start, &open_end);
+            if (open_end > consumed) {
+                consumed = open_end;
             }
-            st = add_span(table, open_slot, text, open_start, open_end, out, max_out, n_out);
+            if (open_start < open_end) {
+                st = add_span(table, open_slot, text, open_start, open_end, out, max_out, n_out);
+            }
             open_slot = NULL;
+        }
+        if (kind != 0 && start < consumed) {
+            kind = 0; /* a number span grown over this token read it: "half" of "an hour and a half" */
         }
         if (kind != 0) {
             open_slot = slot;

@@ -6,8 +6,9 @@ span when its first character lies inside it; the first such token is B-, the ot
 continuations included). Decoding is the device's rule (the same in C, bertl14/slots/bertl14_slot_decode.c): a
 span opens at B-x, or at I-x that does not continue an x span, and grows over the following I-x tokens (and over a
 B-x right after it: nothing, a space or a hyphen between); it covers the input from its first token's start to
-its last token's end (a wildcard's widened to whole words, a number's or duration's over the number words that
-follow it when that still reads as a value: slot_values.number_extent). [CLS], [SEP] and tokens that cover no input are never in a
+its last token's end (slot_values_of settles its edges: clause punctuation off, a wildcard's widened to whole
+words, a number's or duration's over the number words that follow it when that still reads as a value,
+slot_values.number_extent, or with an article taken in or dropped when it reads as nothing). [CLS], [SEP] and tokens that cover no input are never in a
 span.
 """
 from __future__ import annotations
@@ -91,30 +92,116 @@ def whole_words(text, start: int, end: int) -> tuple[int, int]:
 PLACEHOLDER_TEXTS = ("[NAME]", "[AREA]", "[FLOOR]")     # the registry answers these, not the tagger
 
 
+# Punctuation that closes a typed clause, never part of a value: "set the heat to 21." reads 21.
+_CLAUSE_PUNCT = tuple(".,!?;:") + ("\u3002", "\uff0c", "\uff01", "\uff1f", "\uff1b", "\uff1a", "\u3001")
+_CLAUSE_PUNCT_BYTES = tuple(p.encode("utf-8") for p in _CLAUSE_PUNCT)
+
+
+def trim_punctuation(text, start: int, end: int) -> tuple[int, int]:
+    """A span without the clause punctuation at its edges (bertl14_slots_extract's rule): ".,!?;:" and the
+    full-width 。，！？；：、 ("21." -> "21", "oat milk," -> "oat milk"). `text` str or bytes; may give start == end."""
+    marks = _CLAUSE_PUNCT_BYTES if isinstance(text, (bytes, bytearray)) else _CLAUSE_PUNCT
+    changed = True
+    while changed and start < end:
+        changed = False
+        for m in marks:
+            if end - start >= len(m) and text[end - len(m):end] == m:
+                end -= len(m)
+                changed = True
+                break
+            if end - start >= len(m) and text[start:start + len(m)] == m:
+                start += len(m)
+                changed = True
+                break
+    return start, end
+
+
+def _article_at(text, start: int, end: int) -> int:
+    """The length of an "a " / "an " (any case) at text[start:end], 0 if none."""
+    for art in ("a ", "an "):
+        n = len(art)
+        piece = text[start:start + n]
+        piece = piece.decode("latin-1") if isinstance(piece, (bytes, bytearray)) else piece
+        if end - start > n and piece.lower() == art:
+            return n
+    return 0
+
+
+def article_before(text, start: int) -> int:
+    """Where a span starts when the word "a" or "an" (any case, a word of its own) right before it is taken in:
+    "a minute" of a span tagged on "minute"; `start` itself when there is none."""
+    for n in (2, 3):     # "a " and "an "
+        s = start - n
+        if s >= 0 and _article_at(text, s, start + 1) == n and (s == 0 or not _word_char(text[s - 1])):
+            return s
+    return start
+
+
 def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> dict:
-    """The slot values of a tagged sentence, as bertl14_slots_extract() gives them: each decoded span (skipping
-    registry placeholders) through slot_values.slot_values with the model's value table `spec` (slots.json or
-    its words); the first span that gives a slot its value wins. `offsets` index `text`: characters of a str,
-    bytes of UTF-8 bytes (the device's unit)."""
+    """The slot values of a tagged sentence, as bertl14_slots_extract() gives them: each decoded span (the rule of
+    decode) without clause punctuation at its edges (trim_punctuation), skipping registry placeholders, through
+    slot_values.slot_values with the model's value table `spec` (slots.json or its words); the first span that
+    gives a slot its value wins. A number's or duration's span grows over the number words that follow when the
+    longer span still reads as a value, and a token that growth covered opens no span of its own ("an hour" grown
+    to "an hour and a half": "half" tagged seconds is not read again); a span that still reads as nothing takes the
+    article right before it ("a minute") or drops the one it starts with ("a 3 minute"), when that reads as a
+    value. `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
     from .slot_values import (TYPE_DURATION, TYPE_NUMBER, TYPE_WILDCARD, build_value_table, number_extent,
                               slot_type, slot_values)
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
-    for slot, start, end in decode(tags, offsets, names, text):
-        kind = slot_type(words, slot)
-        if kind == TYPE_WILDCARD:
-            start, end = whole_words(text, start, end)
-        elif kind in (TYPE_NUMBER, TYPE_DURATION):     # "one hundred" tagged of "one hundred and twenty seconds":
-            whole = number_extent(text, end)           # the longer span when it reads as a value
-            if whole != end and slot_values(words, slot, text[start:whole]):
-                end = whole
+    consumed = 0      # the end of the text a grown number span read
+    spans: list[list] = []
+    current = None
+    for tag, (start, end) in zip(tags, offsets):       # decode(), with the tokens a grown span read left out
+        name = names[tag] if 0 <= tag < len(names) else "O"
+        if end <= start or name == "O" or end > len(text):
+            current = None
+            continue
+        kind, slot = name[0], name[2:]
+        if current is not None and current[0] == slot and (kind == "I" or _joins(text, current[2], start)):
+            current[2] = end
+            continue
+        current = None
+        if spans and not spans[-1][3]:
+            consumed = max(consumed, _close(text, spans[-1], words))
+        if start < consumed:
+            continue
+        current = [slot, start, end, False]
+        spans.append(current)
+    if spans and not spans[-1][3]:
+        _close(text, spans[-1], words)
+    for slot, start, end, _ in spans:
         piece = text[start:end]
-        if piece in placeholders:
+        if start >= end or piece in placeholders:
             continue
         for key, value in slot_values(words, slot, piece).items():
             out.setdefault(key, value)
     return out
+
+
+def _close(text, span: list, words) -> int:
+    """Settle a decoded span's edges in place (slot_values_of's rules); gives where its text ends."""
+    from .slot_values import TYPE_DURATION, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
+    slot, start, end, _ = span
+    start, end = trim_punctuation(text, start, end)
+    kind = slot_type(words, slot)
+    if kind == TYPE_WILDCARD:
+        start, end = whole_words(text, start, end)
+    elif kind in (TYPE_NUMBER, TYPE_DURATION) and start < end:   # "one hundred" of "one hundred and twenty"
+        whole = number_extent(text, end)                          # the longer span when it reads as a value
+        if whole != end and slot_values(words, slot, text[start:whole]):
+            end = whole
+        if not slot_values(words, slot, text[start:end]):
+            before = article_before(text, start)                  # "a" + "minute"
+            skip = _article_at(text, start, end)                  # "a 3 minute" -> "3 minute"
+            if before != start and slot_values(words, slot, text[before:end]):
+                start = before
+            elif skip and slot_values(words, slot, text[start + skip:end]):
+                start += skip
+    span[1], span[2], span[3] = start, end, True
+    return end
 
 
 NAME_SLOTS = ("name", "area", "floor")     # the registry's (or the tagger's words for them): never refitted

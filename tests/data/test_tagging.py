@@ -112,3 +112,47 @@ def test_spans_are_whole_words():
     assert tagging.whole_words("[NAME] on", 1, 5) == (1, 5)     # inside the placeholder's brackets: its letters
     assert tagging.whole_words("pizza's here", 0, 2) == (0, 5)  # the apostrophe ends the word
     assert tagging.whole_words("12%", 0, 1) == (0, 2)
+
+
+def test_span_edges_the_reader_settles():
+    """Clause punctuation is not part of a value; a number span's growth is read once; a span that reads as nothing
+    takes the article before it or drops the one it starts with (bertl14_slots_extract does the same)."""
+    spec = default_spec("en")
+    names = tagging.tag_names(["temperature", "hours", "minutes", "seconds", "item"])
+    idx = {t: i for i, t in enumerate(names)}
+
+    def tagged(text, words_tags):
+        """Tokens: `words_tags` = [(token text, tag or None), ...] found left to right in `text`."""
+        tags = [0] + [idx[tag] if tag else 0 for _, tag in words_tags] + [0]
+        answers = []
+        for t in (text, text.encode()):     # characters, and UTF-8 bytes with byte offsets (the device's unit)
+            offs, pos = [], 0
+            for piece, _ in words_tags:
+                piece = piece if isinstance(t, str) else piece.encode()
+                pos = t.index(piece, pos)
+                offs.append((pos, pos + len(piece)))
+                pos += len(piece)
+            answers.append(tagging.slot_values_of(t, tags, [(0, 0)] + offs + [(0, 0)], names, spec))
+        assert answers[0] == answers[1]
+        return answers[0]
+
+    # "21" "." tagged B I: the sentence's full stop is not part of the number
+    assert tagged("set the heat to 21.", [("set", 0), ("the", 0), ("heat", 0), ("to", 0), ("21", "B-temperature"),
+                                          (".", "I-temperature")]) == {"temperature": 21}
+    assert tagged("add oat milk, please", [("add", 0), ("oat", "B-item"), ("milk", "I-item"), (",", "I-item"),
+                                           ("please", 0)]) == {"item": "oat milk"}
+    assert tagged("加到购物清单：牛奶。", [("加到购物清单", 0), ("：", 0), ("牛奶", "B-item"), ("。", "I-item")]) == {"item": "牛奶"}
+    assert tagged("set it to .", [("set", 0), ("it", 0), ("to", 0), (".", "B-temperature")]) == {}
+    # "an hour" grows over "and a half": "half" tagged seconds is that growth's, not a value of its own
+    assert tagged("timer for an hour and a half", [("timer", 0), ("for", 0), ("an", "B-hours"), ("hour", "I-hours"),
+                                                   ("and", 0), ("a", 0), ("half", "B-seconds")]) == {"hours": 1, "minutes": 30}
+    # a bare unit reads as one with the article before it; an article before digits is dropped
+    assert tagged("set a timer for a minute", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("a", 0),
+                                               ("minute", "I-minutes")]) == {"minutes": 1}
+    assert tagged("start a 3 minute egg timer", [("start", 0), ("a", "B-minutes"), ("3", "B-minutes"),
+                                                 ("minute", "I-minutes"), ("egg", 0), ("timer", 0)]) == {"minutes": 3}
+    # not an article: "ta" is a word's end; a span that reads a value keeps its edges
+    assert tagged("set a timer for ta minute", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("ta", 0),
+                                                ("minute", "I-minutes")]) == {}
+    assert tagged("set a timer for a 5 minutes", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("a", 0),
+                                                  ("5", "B-minutes"), ("minutes", "I-minutes")]) == {"minutes": 5}
