@@ -273,3 +273,17 @@ def test_render_c_compiles_to_the_same_words(tmp_path, engines):
                    check=True)
     out = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True, check=True).stdout.split()
     assert [int(x) for x in out] == words
+
+
+def test_the_shopping_list_is_its_intents_own(tmp_path, section):
+    """Home Assistant's shopping list (todo.shopping_list) is what the shopping-list intents act on and their
+    sentences name: the matcher leaves its words to the model instead of masking them as any named list."""
+    p = tmp_path / "home.yaml"
+    p.write_text("entities:\n"
+                 "  - {name: Shopping List, id: todo.shopping_list, domain: todo}\n"
+                 "  - {name: Kitchen Light, domain: todo}\n", encoding="utf-8")
+    reg = R.load(p)
+    assert [d["name"] for d in R.listing(reg)] == ["Kitchen Light"]
+    res = R.Matcher(R.compile_registry(reg), section).match("add milk to the shopping list and the kitchen light")
+    assert [(R.KIND_KEYS[k], i) for k, i, _, _ in res[2]] == [("name", 0)]
+    assert b"shopping list" in res[1]
