@@ -33,7 +33,7 @@ _MAP_INPUT = re.compile(r"^ (\.\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 
 
 def registry_cost(map_file: Path) -> dict | None:
-    """Flash of the registry (issue 9) from the linker map: bytes of the input sections linked from the generated
+    """Flash of the registry (docs/registry.md) from the linker map: bytes of the input sections linked from the generated
     table (generated/registry/bertl14_registry.c) and from the matcher library (libbertl14_registry.a).
     None when neither is linked (CONFIG_APP_REGISTRY_FILE empty)."""
     try:

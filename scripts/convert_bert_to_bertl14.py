@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The seed's converter spelling (seed 4.1), a thin wrapper over `bertl14 convert`:
+"""The converter under its script name, a thin wrapper over `bertl14 convert`:
 
     python scripts/convert_bert_to_bertl14.py --model_name_or_path DIR --output_dir ./bertl14_model \
         --max_seq_len 128 --quantize int16 --target_arch cortex-m7

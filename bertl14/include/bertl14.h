@@ -49,7 +49,7 @@ typedef enum {
     BERTL14_INT32 = 3,
 } bertl14_dtype_t;
 
-/** Library configuration (seed 3.2, plus the model data's sizes). Every field is required. */
+/** Library configuration (the work buffer, its size, and the model data's sizes). Every field is required. */
 typedef struct {
     uint32_t max_seq_len;          /**< longest sequence incl. [CLS] and [SEP]; 1..512 and <= the model's positions */
     uint32_t vocab_size;           /**< must equal the model's vocabulary size (checked) */
@@ -61,7 +61,7 @@ typedef struct {
     uint32_t vocab_offsets_size;   /**< bytes at vocab_offsets (BERTL14_VOCAB_SECTION_SIZE): nothing past them is read */
 } bertl14_config_t;
 
-/** A view into the work buffer (seed 2.2): no data is copied. */
+/** A view into the work buffer: no data is copied. */
 typedef struct {
     void *data_ptr;
     uint32_t dims[4];
@@ -131,7 +131,7 @@ typedef struct {
 
 /* ---- seed-style calls (one default context set up by bertl14_init) ----------------------- */
 
-/** Validate the configuration and the model data and plan the work buffer (seed 3.1). Every byte of both
+/** Validate the configuration and the model data and plan the work buffer. Every byte of both
  *  arrays is checked once (sizes, checksums, section table, dimensions, parameter ranges: docs/model-format.md,
  *  "Checks"), so no later call reads outside them or runs a kernel outside its proven range.
  *  @return BERTL14_OK, BERTL14_ERR_NULL_POINTER, BERTL14_ERR_INVALID_CONFIG (config disagrees with the model),

@@ -28,7 +28,7 @@ from .errors import UserError
 DATA_DIR = Path(__file__).parent / "data"
 LANGUAGES = ("en", "zh-CN")
 NONE_LABEL = "none"
-ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (issue 9)
+ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (docs/registry.md)
 # `--mask-names`: the placeholder the device's registry matcher writes in place of a known name
 # (registry.PLACEHOLDERS: "[NAME]", "[AREA]", "[FLOOR]"; the name's bytes replaced, no spaces added).
 PLACEHOLDERS = {"name": "[NAME]", "area": "[AREA]", "floor": "[FLOOR]"}

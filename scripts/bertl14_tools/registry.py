@@ -1,4 +1,4 @@
-"""The device's own names: an entity / area / floor registry that fills slots (issue 9, docs/registry.md).
+"""The device's own names: an entity / area / floor registry that fills slots (docs/registry.md).
 
     load(path) -> Registry                 a registry YAML file or a `*_home.json` of the public test data
     validate(reg)                          raises UserError (file:line) on empty names, unknown areas/floors,

@@ -14,7 +14,7 @@ registry does not know (timer names such as "pizza", a name of another kind) are
 
 A sentence is eligible when at least one of its expected values is known; it is correct when every known
 expected value is reported, right. Per kind, each known expected value counts once (`per_kind`); `name_area`
-is the same sentence rule over name and area only (issue 9's acceptance wording).
+is the same sentence rule over name and area only (the names a sentence refers to).
 Reported names nobody expected are counted apart (`unexpected`), they do not change the accuracy.
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ from testsupport import assert_one_line_error, require_arm, require_modules, wes
 
 
 def _expect_banner_and_echo(q, board: str, rtos: str):
-    """The intent firmware (issue 6; its own tests are tests/app): banner, :config, answers."""
+    """The intent firmware (its own tests are tests/app): banner, :config, answers."""
     banner = q.readline()
     assert banner.startswith("bertl14 ready model="), banner
     q.write(b":config\r\n")

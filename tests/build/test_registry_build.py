@@ -1,4 +1,4 @@
-"""The registry in the firmware build (issue 9): CONFIG_APP_REGISTRY_FILE compiles a YAML file into the
+"""The registry in the firmware build: CONFIG_APP_REGISTRY_FILE compiles a YAML file into the
 firmware (the table in the ELF is exactly registry.compile_registry's words), empty means no table and no
 matcher code, a bad file fails the build with its file:line, names are percent-encoded on the wire."""
 from __future__ import annotations

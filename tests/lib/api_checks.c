@@ -244,7 +244,7 @@ int main(int argc, char **argv)
         CHECK(strncmp(out + 9, expect, 4) == 0);
     }
 
-    /* the seed-style calls on the default context, as in seed 3.3 */
+    /* the calls on the default context (bertl14.h's short API) */
     CHECK(bertl14_set_output_hook(NULL, NULL) == BERTL14_ERR_NULL_POINTER);
     CHECK(bertl14_set_output_hook(hook, NULL) == BERTL14_OK);   /* before init: kept */
     CHECK(bertl14_encode(ids, 4, &t) == BERTL14_ERR_NOT_INITIALIZED);

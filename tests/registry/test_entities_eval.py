@@ -1,4 +1,4 @@
-"""`--entities` for predict / eval / check-bitexact (issue 9): slot scoring rules (slots.py), the masked text
+"""`--entities` for predict / eval / check-bitexact: slot scoring rules (slots.py), the masked text
 reaching the model, the C matcher == registry.Matcher through the engine path, and the public test homes."""
 from __future__ import annotations
 

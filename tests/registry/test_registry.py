@@ -1,4 +1,4 @@
-"""Registry (issue 9): C matcher == Python reference on generated inputs, the issue's edge cases, validation."""
+"""Registry: C matcher == Python reference on generated inputs, edge cases, validation."""
 from __future__ import annotations
 
 import ctypes

@@ -1,4 +1,4 @@
-"""Upper-case ASCII in a name with a vocabulary whose map omits the letter (issue 9, docs/registry.md
+"""Upper-case ASCII in a name with a vocabulary whose map omits the letter (docs/registry.md
 "Normalisation"): intent-zh-CN's uncased vocabulary has no piece with 'v', so its map has no 'V' -> 'v' entry
 (the tokenizer makes "TV" [UNK] either way), but the registry compiles "TV" as "tv". The matcher folds A-Z
 itself when the vocabulary is uncased, in C and in Python alike."""
