@@ -325,7 +325,8 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
             raise UserError(f"{src} was converted with a trimmed vocabulary; convert its source {source} "
                             "with --vocab trim --vocab-corpus FILE and the options you want")
         return convert(source, out_dir, dataclasses.replace(opts, **keep))
-    diff = ", ".join(f"{k} {have[k]} (asked {want[k]})" for k in SHAPE_OPTIONS if have[k] != want[k])
+    diff = ", ".join(f"{'weights' if k == 'quantize' else k} {have[k]} (asked {want[k]})"
+                     for k in SHAPE_OPTIONS if have[k] != want[k])
     raise UserError(f"{src} is a converted model with {diff} and its Hugging Face source is not at hand; "
                     "convert the Hugging Face folder with the options you need")
 

@@ -86,6 +86,15 @@ def test_integer_logits_follow_float_on_a_classifier_head():
 
 
 @pytest.mark.slow
+def test_acceptance_500_int8_weights():
+    """INT8 linear weights (one scale per output channel, bertl14 convert --weights int8): mean [CLS] cosine >= 0.995."""
+    fm, ids, calib = _data(500)
+    cos = cls_cosines(fm, fm, ids, calib, QuantOptions(weights="int8"))
+    _report("INT8 weights (per-token + smoothing)", cos)
+    assert cos.mean() >= 0.995 and cos.min() >= 0.98
+
+
+@pytest.mark.slow
 def test_acceptance_500_default():
     fm, ids, calib = _data(500)
     cos = cls_cosines(fm, fm, ids, calib, QuantOptions())
