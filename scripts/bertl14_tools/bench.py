@@ -101,8 +101,10 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
     from . import qemu_target
     max_len = max(seq_lens)
     src = model.source_dir or model.path
-    prof_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=True, quiet=not progress)
-    plain_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=False, quiet=not progress)
+    wt = model_weights(model)        # the build converts src with the model's linear weight type
+    prof_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=True, quiet=not progress, weights=wt)
+    plain_elf = qemu_target.build_image(src, kernels, max_len, board=board, profile=False, quiet=not progress,
+                                        weights=wt)
     rows, kern = [], {}
     dims = model.manifest["dims"]
     with qemu_target.QemuTarget(plain_elf, board=board, icount_shift=shift) as t:
@@ -137,7 +139,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         m = macs(dims, n)
         lin_macs = sum(m[s] for s in LINEAR_STAGES)
         rows.append({
-            "engine": f"bertl14-{kernels}", "seq_len": n, "instructions": total, "timer_wraps": wraps,
+            "engine": f"bertl14-{kernels}", "weights": wt, "seq_len": n, "instructions": total, "timer_wraps": wraps,
             "macs": m["total"], "instructions_per_mac": round(total / m["total"], 3),
             "ram_bytes": wb(n) + e.stack_bytes, "work_buffer_bytes": wb(n), "stack_bytes": e.stack_bytes,
             "image_work_buffer_bytes": work,
@@ -147,7 +149,8 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         })
     if med is not None and med.status == 0:
         m = macs(dims, len(med.ids))
-        rows.append({"engine": f"bertl14-{kernels}", "seq_len": len(med.ids), "sentence": "median public English test sentence",
+        rows.append({"engine": f"bertl14-{kernels}", "weights": wt, "seq_len": len(med.ids),
+                     "sentence": "median public English test sentence",
                      "instructions": med.instructions, "macs": m["total"],
                      "instructions_per_mac": round(med.instructions / m["total"], 3),
                      "ram_bytes": wb(len(med.ids)) + med.stack_bytes, "work_buffer_bytes": wb(len(med.ids)),
@@ -408,15 +411,27 @@ def board_clock(board: str) -> dict | None:
     return {"hz": int(c["hz"]), "part": c.get("part")} if c.get("hz") else None
 
 
+def model_weights(model) -> str:
+    """"int16" | "int8": the linear weight type a model folder was converted with (manifest options.quantize)."""
+    return model.manifest.get("options", {}).get("quantize", "int16")
+
+
 def run(args) -> int:
     from . import qemu_target
-    from .modelio import open_model
+    from .convert import ConvertOptions
+    from .modelio import open_model as _open
+
+    def open_model(path, progress=True):   # a Hugging Face folder converted with --weights (a converted one as is)
+        return _open(path, ConvertOptions(quantize=args.weights) if args.weights else None, progress=progress)
     qemu_target.require_tools(args.board)
     kernel_sets = qemu_target.resolve_kernels(args.board, args.kernels)   # before any work: the board's sets
     if args.icount_shift is None:
         args.icount_shift = qemu_target.board_icount_shift(args.board)
     seq_lens = list(args.seq_lens)   # sorted, each in 2..512 ([CLS] and [SEP] included): ui.IntList
     model = open_model(args.model, progress=not args.quiet)
+    if args.weights and model_weights(model) != args.weights:
+        raise UserError(f"{args.model} was converted with {model_weights(model)} weights: convert its Hugging Face "
+                        f"folder with --weights {args.weights}, or give that folder to --model")
     trained = model                  # the model itself (not its shape twin): the peer's export
     dims = model.manifest["dims"]
     limit = int(dims.get("source_max_position") or dims["max_position"]) if model.source_dir else int(dims["max_position"])
@@ -491,12 +506,14 @@ def run(args) -> int:
             r["ms_estimate"] = round(r["instructions"] / clock["hz"] * 1e3, 3)
     command = (f"bertl14 bench --board {args.board} --model {args.model} "
                f"--seq-lens {','.join(map(str, args.seq_lens))} "
-               f"--kernels {args.kernels}" + ("" if args.baseline else " --no-baseline") +
+               f"--kernels {args.kernels}" + (f" --weights {args.weights}" if args.weights else "") +
+               ("" if args.baseline else " --no-baseline") +
                ("" if args.host else " --no-host") + ("" if args.twin else " --no-twin") +
                ("" if args.peer else " --no-peer") + (f" --report {args.report}" if args.report else ""))
     report = {"command": command,
               "board": args.board, "cpu": qemu_target.board_cpu(args.board),
               "model": Path(args.model).name, "model_commit": commit, "shape_twin": twin,
+              "weights": model_weights(model),
               "icount_shift": args.icount_shift,
               "clock": clock,
               "note": (f"ms estimates: instructions at {clock['hz'] / 1e6:g} MHz ({clock['part']}), one instruction a "
@@ -710,7 +727,10 @@ def write_report(rep: dict, out: Path) -> None:
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`); this "
              f"page was written by `{rep.get('command')}`.", "",
              f"Model commit: `{rep.get('model_commit')}` (the last commit of the model folder when measured)"
-             + (f"; {rep['model_note']}" if rep.get("model_note") else "") + ".", ""]
+             + (f"; {rep['model_note']}" if rep.get("model_note") else "") + ".", "",
+             f"Linear weights: {rep.get('weights', 'int16').upper()} (`--weights {rep.get('weights', 'int16')}`, "
+             f"`CONFIG_BERTL14_WEIGHTS_{rep.get('weights', 'int16').upper()}`; the rows' `weights` field). INT16 or "
+             "INT8, flash against instructions and fidelity: [converter.md](converter.md#int16-or-int8-weights).", ""]
     if rep.get("shape_twin"):
         tw = rep["shape_twin"]
         lines += [f"Lengths beyond the model's {tw['trained_positions']} positions are measured on its **shape twin**: "
@@ -883,6 +903,9 @@ def register(subparsers) -> None:
     p.add_argument("--kernels", choices=[*KERNEL_CONFIG, "both"], default="both",
                    help="the library's kernel sets to measure: the portable C ones, the Cortex-M DSP ones, the "
                         "Helium ones (mve), or both: every set the board runs (board.yml `kernels:`; default both)")
+    p.add_argument("--weights", choices=["int16", "int8"], default=None,
+                   help="linear weight precision of the library's rows (CONFIG_BERTL14_WEIGHTS_*): a Hugging Face "
+                        "--model is converted with it (default: int16, or a converted folder's own)")
     p.add_argument("--icount-shift", type=ui.int_range(0, 10), default=None,
                    help="QEMU -icount shift (default the board's: 7 on the MPS2 boards, exact counts there, 0 also "
                         "works; 0 on qemu_riscv32, exact at every shift)")

@@ -117,12 +117,13 @@ def kernel_options(kernels: str) -> list[str]:
     return [f"-DCONFIG_{sym}={KERNEL_CONFIG[kernels].get(sym, 'n')}" for sym in symbols]
 
 
-def weight_options(model_dir: Path) -> list[str]:
-    """The -DCONFIG_BERTL14_WEIGHTS_* options of `west build` for a converted model folder: the weight type it was
-    converted with (manifest options.quantize), so the build keeps its weights and links the matching kernel."""
+def weight_options(model_dir: Path, weights: str | None = None) -> list[str]:
+    """The -DCONFIG_BERTL14_WEIGHTS_* options of `west build`: `weights` ("int16" | "int8"), else the type a converted
+    model folder was converted with (manifest options.quantize; a Hugging Face folder: int16), so the build keeps
+    the model's weights and links the matching kernel."""
     man = Path(model_dir) / "manifest.json"
-    wt = json.loads(man.read_text(encoding="utf-8")).get("options", {}).get("quantize", "int16") \
-        if man.is_file() else "int16"
+    wt = weights or (json.loads(man.read_text(encoding="utf-8")).get("options", {}).get("quantize", "int16")
+                     if man.is_file() else "int16")
     return [f"-DCONFIG_BERTL14_WEIGHTS_INT8={'y' if wt == 'int8' else 'n'}",
             f"-DCONFIG_BERTL14_WEIGHTS_INT16={'n' if wt == 'int8' else 'y'}"]
 
@@ -173,12 +174,13 @@ def _cache() -> Path:
 
 
 def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "mps2_an500",
-                profile: bool = True, quiet: bool = True) -> Path:
-    """Build (incrementally) the test image for `model_dir` (a converted folder); returns firmware.elf."""
+                profile: bool = True, quiet: bool = True, weights: str | None = None) -> Path:
+    """Build (incrementally) the test image for `model_dir` (a converted folder); returns firmware.elf. weights:
+    the linear weight type to build with (None: the folder's own, weight_options)."""
     require_tools(board)
     resolve_kernels(board, kernels)
     model_dir = Path(model_dir).resolve()
-    weights = weight_options(model_dir)
+    weights = weight_options(model_dir, weights)
     wkey = "|int8" if weights[0].endswith("=y") else ""
     key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}{wkey}".encode()).hexdigest()[:12]
     build_dir = _cache() / f"{board}-{kernels}-{key}"
