@@ -203,11 +203,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
         BERTL14_STAGE(FFN_UP);
         bertl14_linear(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
         BERTL14_STAGE(GELU);
-        bertl14_gelu_smooth_block_s16(up16, L->gelu_ism, I, nb, L->f_up);         /* g' = GELU(u) / sm */
-        BERTL14_STAGE(QUANT);
-        for (uint32_t j = 0; j < nb; j++) {
-            xs[j] = bertl14_quantize_block_inplace_s8(up16, I, j, nb);            /* INT8 g, in place */
-        }
+        bertl14_gelu_quantize_block_s16(up16, L->gelu_ism, I, nb, L->f_up, xs);   /* g' = GELU(u) / sm, INT8 in place */
         BERTL14_STAGE(FFN_DOWN);
         bertl14_linear(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
         for (uint32_t j = 0; j < nb; j++) {

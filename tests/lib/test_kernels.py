@@ -29,6 +29,7 @@ def lib_for(kernels):
     lib.bertl14_quantize_block_inplace_s8.restype = ctypes.c_uint32
     lib.bertl14_quantize_block_inplace_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
     lib.bertl14_gelu_smooth_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int32]
+    lib.bertl14_gelu_quantize_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int32, P]
     return lib
 
 
@@ -174,3 +175,9 @@ def test_block_layout_kernels(kernels, tokens, n):
     blk = to_block(x)                                          # GELU + smoothing, one pass
     lib.bertl14_gelu_smooth_block_s16(ptr(blk), ptr(ism), n, tokens, 9)
     np.testing.assert_array_equal(from_block(blk, tokens, n), R.smooth_s16(R.gelu_tanh_lut_s16(x, 9), ism))
+    g = R.smooth_s16(R.gelu_tanh_lut_s16(x, 9), ism)           # ... then the row quantization, max from that pass
+    gq, gs = R.quantize_row_s8(g)
+    blk, scale = to_block(x), np.zeros(tokens, np.uint32)
+    lib.bertl14_gelu_quantize_block_s16(ptr(blk), ptr(ism), n, tokens, 9, ptr(scale))
+    np.testing.assert_array_equal(from_block(blk, tokens, n), gq)
+    np.testing.assert_array_equal(scale, gs)

@@ -58,13 +58,19 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
     uint32_t i = 0;
 #if defined(BERTL14_USE_DSP)
     if (wor < 0x8000u && !(((uintptr_t)v | v_stride) & 3u)) {
-        /* every w_u fits int16: two keys a SMLAD, (w_u, w_u+1) . (v[u][c], v[u+1][c]) */
+        /* every w_u fits int16: two keys a SMLAD, (w_u, w_u+1) . (v[u][c], v[u+1][c]); the pairs packed once, in
+         * place (pair j into word j <= 2j: ascending j never overwrites a weight still to be read) */
+        const uint32_t pairs = n / 2u;
+        const int32_t wlast = n ? w[n - 1u] : 0;                   /* the last key of an odd n */
+        for (uint32_t j = 0; j < pairs; j++) {
+            w[j] = (int32_t)bertl14_pack_lo16((uint32_t)w[2u * j], (uint32_t)w[2u * j + 1u]);
+        }
+        const uint32_t *const wend = (const uint32_t *)w + pairs;
         for (; i + 4u <= d; i += 4u) {                             /* four channels a pass */
             int32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
             const int8_t *vu = v + i;
-            const int32_t *wu = w, *const wend = w + (n & ~1u);
-            for (; wu < wend; wu += 2, vu += 2u * v_stride) {
-                const uint32_t wp = bertl14_pack_lo16((uint32_t)wu[0], (uint32_t)wu[1]);
+            for (const uint32_t *wu = (const uint32_t *)w; wu < wend; wu++, vu += 2u * v_stride) {
+                const uint32_t wp = *wu;
                 const uint32_t a = bertl14_ld32(vu), b = bertl14_ld32(vu + v_stride);
                 const uint32_t ae = bertl14_sxtb16(a), be = bertl14_sxtb16(b);                       /* (a0, a2), (b0, b2) */
                 const uint32_t ao = bertl14_sxtb16_ror8(a), bo = bertl14_sxtb16_ror8(b); /* (a1, a3), (b1, b3) */
@@ -74,15 +80,26 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
                 c3 = bertl14_smlad(wp, bertl14_pack_hi16(ao, bo), c3);
             }
             if (n & 1u) {                                          /* the last key of an odd n */
-                c0 += *wu * vu[0];
-                c1 += *wu * vu[1];
-                c2 += *wu * vu[2];
-                c3 += *wu * vu[3];
+                c0 += wlast * vu[0];
+                c1 += wlast * vu[1];
+                c2 += wlast * vu[2];
+                c3 += wlast * vu[3];
             }
             ctx[i] = (int16_t)bertl14_ssat(bertl14_rsr32(c0, 8), 16);
             ctx[i + 1u] = (int16_t)bertl14_ssat(bertl14_rsr32(c1, 8), 16);
             ctx[i + 2u] = (int16_t)bertl14_ssat(bertl14_rsr32(c2, 8), 16);
             ctx[i + 3u] = (int16_t)bertl14_ssat(bertl14_rsr32(c3, 8), 16);
+        }
+        for (; i < d; i++) {                                       /* the last 1..3 channels, the same pairs */
+            int32_t c = 0;
+            const int8_t *vu = v + i;
+            for (const uint32_t *wu = (const uint32_t *)w; wu < wend; wu++, vu += 2u * v_stride) {
+                c += (int32_t)(*wu & 0xFFFFu) * vu[0] + (int32_t)(*wu >> 16) * vu[v_stride];
+            }
+            if (n & 1u) {
+                c += wlast * vu[0];
+            }
+            ctx[i] = (int16_t)bertl14_sat16(bertl14_rsr32(c, 8));
         }
     } else if (!(((uintptr_t)v | v_stride) & 3u)) {
         for (; i + 8u <= d; i += 8u) {                             /* eight channels a pass */

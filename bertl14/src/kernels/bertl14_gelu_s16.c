@@ -130,19 +130,28 @@ void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n
         }
     }
 }
+
+/* (bertl14_gelu_quantize_block_s16 of an MVE build: bertl14_quantize_row_s8.c, the GELU pass then the vector
+ * quantization) */
 #else
-/* GELU then smoothing of cnt contiguous values; channel k's factor at ism[k * ism_step]. */
-BERTL14_NOINLINE static void gelu_span(int16_t *x, uint32_t cnt, const uint16_t *ism, uint32_t ism_step, int32_t up)
+/* GELU then smoothing of cnt contiguous values; channel k's factor at ism[k * ism_step]. Returns the largest
+ * |result| and m, whichever is larger. */
+BERTL14_NOINLINE static uint32_t gelu_span(int16_t *x, uint32_t cnt, const uint16_t *ism, uint32_t ism_step,
+                                           int32_t up, uint32_t m)
 {
     for (uint32_t k = 0; k < cnt; k++, ism += ism_step) {
-        x[k] = (int16_t)smooth_one(gelu_one(x[k], up), *ism);
+        const int32_t g = smooth_one(gelu_one(x[k], up), *ism);
+        const uint32_t a = (uint32_t)(g < 0 ? -g : g);
+        m = a > m ? a : m;
+        x[k] = (int16_t)g;
     }
+    return m;
 }
 
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in)
 {
     static const uint16_t identity = 4096;
-    gelu_span(x, n, &identity, 0, 12 - f_in);                                       /* up: 0..12 */
+    (void)gelu_span(x, n, &identity, 0, 12 - f_in, 0);                              /* up: 0..12 */
 }
 
 /* In memory order of the block layout: chunk c of token 0..tokens-1, then the tails. */
@@ -152,11 +161,27 @@ void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n
     const uint32_t n4 = n & ~3u, tail = n - n4;
     for (uint32_t c = 0; c < n4; c += 4u) {
         for (uint32_t t = 0; t < tokens; t++, blk += 4) {
-            gelu_span(blk, 4u, ism + c, 1u, up);
+            (void)gelu_span(blk, 4u, ism + c, 1u, up, 0);
         }
     }
     for (uint32_t t = 0; t < tokens; t++, blk += tail) {
-        gelu_span(blk, tail, ism + n4, 1u, up);
+        (void)gelu_span(blk, tail, ism + n4, 1u, up, 0);
+    }
+}
+
+/* Token by token (its chunks 4 * tokens apart, then its tail), keeping the token's largest |value| (the row
+ * quantization's max), then that token's quantization. */
+void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
+                                     uint32_t *scale)
+{
+    const int32_t up = 12 - f_in;
+    const uint32_t n4 = n & ~3u, tail = n - n4;
+    for (uint32_t t = 0; t < tokens; t++) {
+        uint32_t m = gelu_span(blk + n4 * tokens + t * tail, tail, ism + n4, 1u, up, 0);
+        for (uint32_t c = 0; c < n4; c += 4u) {
+            m = gelu_span(blk + c * tokens + 4u * t, 4u, ism + c, 1u, up, m);
+        }
+        scale[t] = bertl14_quantize_block_inplace_max_s8(blk, n, t, tokens, m);
     }
 }
 #endif

@@ -179,6 +179,10 @@ uint32_t bertl14_quantize_row_block_s8(const int16_t *x, uint32_t n, int8_t *q8,
  *  held as int16). @return the row scale s. */
 uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens);
 
+/** bertl14_quantize_block_inplace_s8 when m = max |x| of the token's values is known (the producing pass took it).
+ *  Portable and DSP bodies (an MVE build quantizes through bertl14_quantize_block_inplace_s8). */
+uint32_t bertl14_quantize_block_inplace_max_s8(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens, uint32_t m);
+
 /** Per-output-channel requantization of a linear layer (numerics "Linear layer"). */
 typedef struct {
     const int16_t *mult;  /**< M_o in [2^14, 2^15) */
@@ -246,6 +250,11 @@ void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16
 /** GELU then smooth_s16 (x_c = sat16(rsr(x_c * ism_c, 12))), in place on a block-layout tensor of
  *  `tokens` rows of n channels in Q(f_in), one pass. */
 void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in);
+
+/** bertl14_gelu_smooth_block_s16, then bertl14_quantize_block_inplace_s8 of each token (scale[t]: its row scale),
+ *  the quantization's max |x| taken in the GELU pass. */
+void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
+                                     uint32_t *scale);
 
 /** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)):
  *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */

@@ -186,12 +186,33 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
     }
     return sc;
 #else
+    (void)step;
     int32_t m = max_abs_s16(rest, tail);
     for (uint32_t i = 0; i < n4; i += 4u) {                      /* max |x| of the token's values */
         const int32_t a = max_abs_s16(first + i * tokens, 4u);
         m = a > m ? a : m;
     }
-    const uint32_t s = scale_of(m);
+    return bertl14_quantize_block_inplace_max_s8(blk, n, t, tokens, (uint32_t)m);
+#endif
+}
+
+#if defined(BERTL14_USE_MVE)
+/* The Helium GELU pass, then each token's quantization with its VMAXAV max (the DSP and portable bodies take the max
+ * in the GELU pass: bertl14_gelu_s16.c) */
+void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
+                                     uint32_t *scale)
+{
+    bertl14_gelu_smooth_block_s16(blk, ism, n, tokens, f_in);
+    for (uint32_t t = 0; t < tokens; t++) {
+        scale[t] = bertl14_quantize_block_inplace_s8(blk, n, t, tokens);
+    }
+}
+#else
+uint32_t bertl14_quantize_block_inplace_max_s8(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens, uint32_t m)
+{
+    const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
+    int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
+    const uint32_t s = scale_of((int32_t)m);
     const int32_t inv = inv_scale(s);
     for (int16_t *p = first; p < first + n4 * tokens; p += step) {
         p[0] = (int16_t)quantize_one(p[0], inv);
@@ -203,8 +224,8 @@ uint32_t bertl14_quantize_block_inplace_s8(int16_t *blk, uint32_t n, uint32_t t,
         rest[i] = (int16_t)quantize_one(rest[i], inv);
     }
     return s;
-#endif
 }
+#endif
 
 void bertl14_widen_s8_s16(const int8_t *x, uint32_t count, int16_t *y)
 {

@@ -24,6 +24,7 @@ REF(softmax_u8)
 REF(attn_context_s8)
 REF(gelu_s16)
 REF(gelu_smooth_block_s16)
+REF(gelu_quantize_block_s16)
 REF(layernorm_s32)
 REF(residual_s8)
 REF(quantize_row_s8)
@@ -238,10 +239,10 @@ static int16_t ga[65536], gb[65536];
 static uint16_t ism[256];
 
 /* GELU: every int16 input for each input exponent 0..12; the smoothed block form (1..4 tokens, 6, 254 and 256
- * channels, factors up to 65535) */
+ * channels, factors up to 65535), and that form with the row quantization (its row scales) */
 static void check_gelu(void)
 {
-    for (int32_t f = 0; f <= 12; f++, cases += 2u) {
+    for (int32_t f = 0; f <= 12; f++, cases += 3u) {
         for (uint32_t i = 0; i < 65536u; i++) {
             ga[i] = gb[i] = (int16_t)(i - 32768u);
         }
@@ -258,6 +259,14 @@ static void check_gelu(void)
         ref_gelu_smooth_block_s16(ga, ism, n, tokens, f);
         bertl14_gelu_smooth_block_s16(gb, ism, n, tokens, f);
         check("gelu_s16", ga, gb, n * tokens * 2u, (uint32_t)f);
+        uint32_t sa[4], sb[4];
+        for (uint32_t i = 0; i < n * tokens; i++) {
+            ga[i] = gb[i] = (int16_t)(f == 5 && i % 3u ? 0 : rr(-32768, 32767));
+        }
+        ref_gelu_quantize_block_s16(ga, ism, n, tokens, f, sa);
+        bertl14_gelu_quantize_block_s16(gb, ism, n, tokens, f, sb);
+        check("gelu_s16", ga, gb, n * tokens * 2u, (uint32_t)f);
+        check("gelu_s16", sa, sb, tokens * 4u, (uint32_t)f);
     }
     report("gelu_s16");
 }

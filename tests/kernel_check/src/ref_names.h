@@ -6,6 +6,7 @@
 #define bertl14_widen_block_s8_s16 ref_widen_block_s8_s16
 #define bertl14_quantize_row_block_s8 ref_quantize_row_block_s8
 #define bertl14_quantize_block_inplace_s8 ref_quantize_block_inplace_s8
+#define bertl14_quantize_block_inplace_max_s8 ref_quantize_block_inplace_max_s8
 #define bertl14_linear_s16 ref_linear_s16
 #define bertl14_attn_scores_s8 ref_attn_scores_s8
 #define bertl14_softmax_u8 ref_softmax_u8
@@ -14,6 +15,7 @@
 #define bertl14_gelu_s16 ref_gelu_s16
 #define bertl14_residual_s8 ref_residual_s8
 #define bertl14_gelu_smooth_block_s16 ref_gelu_smooth_block_s16
+#define bertl14_gelu_quantize_block_s16 ref_gelu_quantize_block_s16
 #define bertl14_embedding_s8 ref_embedding_s8
 #define bertl14_embedding_s4 ref_embedding_s4
 #define bertl14_layernorm_s32 ref_layernorm_s32
