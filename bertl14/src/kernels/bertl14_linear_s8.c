@@ -57,35 +57,38 @@ static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32
 
 #if defined(BERTL14_USE_DSP)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-/* Blocks of exactly four tokens (the encoder's case): one activation pointer walks the block's contiguous chunks
- * with post-incremented LDRD. Per chunk: two SXTB16 (the weights of a word, widened), four activation LDRD, eight
- * SMLAD; one weight LDRD every two chunks. The assembly only reads memory this function never writes (the
- * weights, the input block): no memory clobber. */
-#define BL14_T(acc, wl, wh) "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad " acc ", " wl ", %[xa], " acc "\n\t" \
-    "smlad " acc ", " wh ", %[xb], " acc "\n\t"
+/* Blocks of exactly four tokens (the encoder's case): the block's chunks are contiguous, two tokens' chunk (four
+ * words) one LDMIA into r2..r5. Per chunk of four channels: two SXTB16 (the group's four weights, widened), two
+ * LDMIA, eight SMLAD; one weight LDRD every two chunks: 50 instructions for 64 MACs a four-chunk iteration with the
+ * loop (the INT16 kernel: 54). The assembly only reads memory this function never writes (the weights, the input
+ * block): no memory clobber; r2..r5 are named in it, hence clobbered. */
 #define BL14_C8(wr) "sxtb16 %[wl], " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
-    BL14_T("%[a0]", "%[wl]", wr) BL14_T("%[a1]", "%[wl]", wr) BL14_T("%[a2]", "%[wl]", wr) BL14_T("%[a3]", "%[wl]", wr)
+    "ldmia %[px]!, {r2, r3, r4, r5}\n\t" \
+    "smlad %[a0], %[wl], r2, %[a0]\n\tsmlad %[a0], " wr ", r3, %[a0]\n\t" \
+    "smlad %[a1], %[wl], r4, %[a1]\n\tsmlad %[a1], " wr ", r5, %[a1]\n\t" \
+    "ldmia %[px]!, {r2, r3, r4, r5}\n\t" \
+    "smlad %[a2], %[wl], r2, %[a2]\n\tsmlad %[a2], " wr ", r3, %[a2]\n\t" \
+    "smlad %[a3], %[wl], r4, %[a3]\n\tsmlad %[a3], " wr ", r5, %[a3]\n\t"
 static inline void dot4_contig(const int8_t *w, const int16_t *px, uint32_t chunks, int32_t acc[4])
 {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    uint32_t wa, wb, wl, xa, xb;
+    uint32_t wa, wb, wl;
     uint32_t quads = chunks >> 2, rest = chunks & 3u;
-    if (quads) {                                   /* four chunks an iteration: 60 instructions, 64 MACs */
+    if (quads) {                                   /* four chunks an iteration */
         __asm volatile("1:\n\tldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
                        "ldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
                        "subs %[n], %[n], #1\n\tbne 1b\n\t"
                        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(quads), [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [xa] "=&r"(xa),
-                         [xb] "=&r"(xb)
+                         [n] "+r"(quads), [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl)
                        :
-                       : "cc");
+                       : "r2", "r3", "r4", "r5", "cc");
     }
     if (rest) {                                    /* the last 1..3 chunks, one a word */
         __asm volatile("1:\n\tldr %[wa], [%[pw]], #4\n\t" BL14_C8("%[wa]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
                        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(rest), [wa] "=&r"(wa), [wl] "=&r"(wl), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                         [n] "+r"(rest), [wa] "=&r"(wa), [wl] "=&r"(wl)
                        :
-                       : "cc");
+                       : "r2", "r3", "r4", "r5", "cc");
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -93,13 +96,56 @@ static inline void dot4_contig(const int8_t *w, const int16_t *px, uint32_t chun
     acc[3] = a3;
 }
 #undef BL14_C8
-#undef BL14_T
+
+/* Blocks of 1..3 tokens (the end of a sentence, the heads' single rows): two chunks a step (one weight LDRD, four
+ * SXTB16, per token two activation LDRD and four SMLAD); an odd last chunk is left to the caller. */
+#define BL14_W2 "ldrd %[wa], %[wb], [%[pw]], #8\n\tsxtb16 %[wl], %[wa]\n\tsxtb16 %[wa], %[wa], ror #8\n\t" \
+                "sxtb16 %[wh], %[wb]\n\tsxtb16 %[wb], %[wb], ror #8\n\t"
+#define BL14_X2(acc) "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad " acc ", %[wl], %[xa], " acc "\n\t" \
+                     "smlad " acc ", %[wa], %[xb], " acc "\n\t"
+#define BL14_Y2(acc) "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad " acc ", %[wh], %[xa], " acc "\n\t" \
+                     "smlad " acc ", %[wb], %[xb], " acc "\n\t"
+static inline void dot_small_pairs(const int8_t *w, const int16_t *px, uint32_t pairs, uint32_t nb, int32_t acc[4])
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0;
+    uint32_t wa, wb, wl, wh, xa, xb, n = pairs;
+    if (n == 0) {
+    } else if (nb == 3u) {
+        __asm volatile("1:\n\t" BL14_W2 BL14_X2("%[a0]") BL14_X2("%[a1]") BL14_X2("%[a2]")
+                       BL14_Y2("%[a0]") BL14_Y2("%[a1]") BL14_Y2("%[a2]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc");
+    } else if (nb == 2u) {
+        __asm volatile("1:\n\t" BL14_W2 BL14_X2("%[a0]") BL14_X2("%[a1]") BL14_Y2("%[a0]") BL14_Y2("%[a1]")
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc");
+    } else {
+        __asm volatile("1:\n\t" BL14_W2 BL14_X2("%[a0]") BL14_Y2("%[a0]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
+                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc");
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = 0;
+}
+#undef BL14_W2
+#undef BL14_X2
+#undef BL14_Y2
 #endif
 
-/* Blocks of nb (1..4) tokens, one chunk a step (host emulation, and the end of a sentence on the core). */
+/* Blocks of nb (1..4) tokens, one chunk a step, added to acc (host emulation; on the core the last odd chunk of
+ * a small block). */
 static inline void dot_small(const int8_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (uint32_t c = 0; c < chunks; c++, w += 4) {
         const uint32_t ww = bertl14_ld32(BERTL14_ALIGNED4(w));
         const uint32_t wl = bertl14_sxtb16(ww), wh = bertl14_sxtb16_ror8(ww);
@@ -169,15 +215,20 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     const int16_t *const mults = rq->mult, *const shifts = rq->shift;
     const int32_t *const biases = rq->bias;
     for (uint32_t o = 0; o < out; o++, w += in) {
-        int32_t acc[4];
+        int32_t acc[4] = {0, 0, 0, 0};
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
         if (nb == 4u) {
             dot4_contig(w, x, in / 4u, acc);
-        } else
-#endif
-        {
-            dot_small(w, x, in / 4u, nb, acc);
+        } else {
+            const uint32_t pairs = in / 8u;
+            dot_small_pairs(w, x, pairs, nb, acc);
+            if (in & 4u) {                              /* the odd last chunk */
+                dot_small(w + 8u * pairs, x + 8u * pairs * nb, 1u, nb, acc);
+            }
         }
+#else
+        dot_small(w, x, in / 4u, nb, acc);
+#endif
         const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
         const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
         const uint32_t step = y_stride ? y_stride : (o < tail_start ? 4u : out - tail_start);
