@@ -117,9 +117,10 @@ uint32_t bertl14_slot_number_extent(const char *text, uint32_t len, uint32_t end
  * The slot values of the last tagged sentence: BIO spans decoded from the tagger's answers (a span opens at B-x,
  * or at an I-x that does not continue an x span, and grows over the following I-x tokens; it covers @p text from
  * its first token's start to its last token's end, without the clause punctuation at its edges (".,!?;:" and the
- * full-width ones); a number's or duration's grows over the number words after it, bertl14_slot_number_extent, when
- * the longer span still reads as a value, and the tokens it grew over open no span; one that still reads as nothing
- * takes an "a"/"an" right before it or drops the one it starts with, when that reads as a value), each turned into
+ * full-width ones); a number's, duration's or list's grows over the number words after it (English ones,
+ * bertl14_slot_number_extent, or Chinese numerals and units) when the longer span still reads as a value, and the
+ * tokens it grew over open no span; one that still reads as nothing takes an "a"/"an" or the Chinese numerals right
+ * before it, or drops the article it starts with, when that reads as a value), each turned into
  * values by bertl14_slot_values (docs/slots.md has the rule with examples). A span that
  * is a registry placeholder ("[NAME]", "[AREA]", "[FLOOR]") is skipped: the registry answers it. One value a slot
  * name: the first span that gives it wins, as in Home Assistant's slot dictionary.

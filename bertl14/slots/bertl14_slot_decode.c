@@ -5,9 +5,10 @@
  * and over a B-x right after it (nothing, one space or one hyphen between: the tagger may open "seven" of
  * "seventy-seven" again);
  * it covers the text from its first token's start to its last token's end, without clause punctuation at its
- * edges (a wildcard's: widened to whole words; a number's or duration's: over the number words that follow,
- * bertl14_slot_number_extent, when that still reads as a value, the tokens it grew over opening no span; one
- * that reads as nothing: with the article before it, or without the one it starts with). settle_span has the rule.
+ * edges (a wildcard's: widened to whole words; a number's, duration's or list's: over the number words or Chinese
+ * numerals that follow when that still reads as a value, the tokens it grew over opening no span; one that reads
+ * as nothing: with the article or Chinese numerals before it, or without the article it starts with).
+ * settle_span has the rule.
  */
 #include <string.h>
 
@@ -123,9 +124,46 @@ static uint32_t article_before(const char *text, uint32_t start)
     return start;
 }
 
-/* Settle a decoded span's edges: clause punctuation off; a wildcard to whole words; a number or duration over the
-   number words that follow when that still reads as a value ("one hundred" + "and twenty"), and, when it still
-   reads as nothing, with the article before it ("a minute") or without the one it starts with ("a 3 minute"). */
+/* Chinese numerals and the unit characters that follow or lead them in a value ("二十" + "三", "两个" + "小时"),
+   three UTF-8 bytes each (tagging._ZH_NUMBER_CHARS). */
+static const char zh_number_chars[] = "零〇一二两三四五六七八九十百千万点半个小时分钟秒度";
+
+/* 3 when text[i..i+3) is one of zh_number_chars, else 0. */
+static uint32_t zh_char_at(const char *text, uint32_t len, uint32_t i)
+{
+    if (i + 3u > len) {
+        return 0u;
+    }
+    for (uint32_t k = 0; k + 3u <= sizeof zh_number_chars - 1u; k += 3u) {
+        if (memcmp(text + i, zh_number_chars + k, 3u) == 0) {
+            return 3u;
+        }
+    }
+    return 0u;
+}
+
+/* A span's end over the Chinese numerals and units right after it (tagging.zh_number_extent). */
+static uint32_t zh_number_extent(const char *text, uint32_t len, uint32_t end)
+{
+    while (end < len && zh_char_at(text, len, end) != 0u) {
+        end += 3u;
+    }
+    return end;
+}
+
+/* A span's start over the Chinese numerals and units right before it (tagging.zh_number_start). */
+static uint32_t zh_number_start(const char *text, uint32_t len, uint32_t start)
+{
+    while (start >= 3u && zh_char_at(text, len, start - 3u) != 0u) {
+        start -= 3u;
+    }
+    return start;
+}
+
+/* Settle a decoded span's edges: clause punctuation off; a wildcard to whole words; a number, duration or list over
+   the number words (or Chinese numerals) that follow when that still reads as a value ("one hundred" + "and
+   twenty", "二十" + "三"), and, when it still reads as nothing, with the article or Chinese numerals before it ("a
+   minute", "两个小时") or without the article it starts with ("a 3 minute"). */
 static void settle_span(const uint32_t *table, const char *slot, const char *text, uint32_t text_len,
                         uint32_t *start, uint32_t *end)
 {
@@ -133,13 +171,21 @@ static void settle_span(const uint32_t *table, const char *slot, const char *tex
     const uint32_t type = bertl14_slot_type(table, slot);
     if (type == BERTL14_SLOT_TYPE_WILDCARD) {
         whole_words(text, text_len, start, end);
-    } else if ((type == BERTL14_SLOT_TYPE_NUMBER || type == BERTL14_SLOT_TYPE_DURATION) && *start < *end) {
-        const uint32_t whole = bertl14_slot_number_extent(text, text_len, *end);
+    } else if ((type == BERTL14_SLOT_TYPE_NUMBER || type == BERTL14_SLOT_TYPE_DURATION ||
+                type == BERTL14_SLOT_TYPE_LIST) &&
+               *start < *end) {
+        uint32_t whole = bertl14_slot_number_extent(text, text_len, *end);
+        if (whole == *end) {
+            whole = zh_number_extent(text, text_len, *end); /* "二十" + "三" */
+        }
         if (whole != *end && has_value(table, slot, text + *start, whole - *start)) {
             *end = whole;
         }
         if (!has_value(table, slot, text + *start, *end - *start)) {
-            const uint32_t before = article_before(text, *start);
+            uint32_t before = article_before(text, *start);
+            if (before == *start) {
+                before = zh_number_start(text, text_len, *start); /* "两个" + "小时" */
+            }
             const uint32_t skip = article_at(text, *start, *end);
             if (before != *start && has_value(table, slot, text + before, *end - before)) {
                 *start = before;

@@ -137,17 +137,48 @@ def article_before(text, start: int) -> int:
     return start
 
 
+# Chinese numerals and the unit characters that follow or lead them in a value ("二十" + "三", "两个" + "小时").
+_ZH_NUMBER_CHARS = "零〇一二两三四五六七八九十百千万点半个小时分钟秒度"
+_ZH_NUMBER_BYTES = tuple(c.encode("utf-8") for c in _ZH_NUMBER_CHARS)
+
+
+def _zh_char_at(text, i: int, before: bool) -> int:
+    """The length of a _ZH_NUMBER_CHARS character ending at (before) or starting at text[i], 0 if none."""
+    marks = _ZH_NUMBER_BYTES if isinstance(text, (bytes, bytearray)) else tuple(_ZH_NUMBER_CHARS)
+    for m in marks:
+        n = len(m)
+        piece = text[i - n:i] if before else text[i:i + n]
+        if (i - n >= 0 if before else i + n <= len(text)) and piece == m:
+            return n
+    return 0
+
+
+def zh_number_extent(text, end: int) -> int:
+    """Where a span ending at `end` ends when it takes in the Chinese numerals and units right after it
+    ("二十" of "二十三", "二十五" of "二十五度半"); bertl14_slots_extract's rule."""
+    while end < len(text) and (n := _zh_char_at(text, end, False)):
+        end += n
+    return end
+
+
+def zh_number_start(text, start: int) -> int:
+    """Where a span starting at `start` starts when it takes in the Chinese numerals and units right before it
+    ("两个" + "小时")."""
+    while start > 0 and (n := _zh_char_at(text, start, True)):
+        start -= n
+    return start
+
+
 def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> dict:
     """The slot values of a tagged sentence, as bertl14_slots_extract() gives them: each decoded span (the rule of
     decode) without clause punctuation at its edges (trim_punctuation), skipping registry placeholders, through
     slot_values.slot_values with the model's value table `spec` (slots.json or its words); the first span that
-    gives a slot its value wins. A number's or duration's span grows over the number words that follow when the
-    longer span still reads as a value, and a token that growth covered opens no span of its own ("an hour" grown
+    gives a slot its value wins. A number's, duration's or list's span grows over the number words (or Chinese
+    numerals and units) that follow when the longer span still reads as a value, and a token that growth covered opens no span of its own ("an hour" grown
     to "an hour and a half": "half" tagged seconds is not read again); a span that still reads as nothing takes the
-    article right before it ("a minute") or drops the one it starts with ("a 3 minute"), when that reads as a
-    value. `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
-    from .slot_values import (TYPE_DURATION, TYPE_NUMBER, TYPE_WILDCARD, build_value_table, number_extent,
-                              slot_type, slot_values)
+    article right before it ("a minute") or the Chinese numerals before it ("两个" + "小时"), or drops the article
+    it starts with ("a 3 minute"), when that reads as a value. `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
+    from .slot_values import build_value_table, slot_values
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
@@ -183,18 +214,22 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
 
 def _close(text, span: list, words) -> int:
     """Settle a decoded span's edges in place (slot_values_of's rules); gives where its text ends."""
-    from .slot_values import TYPE_DURATION, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
+    from .slot_values import TYPE_DURATION, TYPE_LIST, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
     slot, start, end, _ = span
     start, end = trim_punctuation(text, start, end)
     kind = slot_type(words, slot)
     if kind == TYPE_WILDCARD:
         start, end = whole_words(text, start, end)
-    elif kind in (TYPE_NUMBER, TYPE_DURATION) and start < end:   # "one hundred" of "one hundred and twenty"
+    elif kind in (TYPE_NUMBER, TYPE_DURATION, TYPE_LIST) and start < end:   # "one hundred" + "and twenty"
         whole = number_extent(text, end)                          # the longer span when it reads as a value
+        if whole == end:
+            whole = zh_number_extent(text, end)                   # "二十" + "三"
         if whole != end and slot_values(words, slot, text[start:whole]):
             end = whole
         if not slot_values(words, slot, text[start:end]):
             before = article_before(text, start)                  # "a" + "minute"
+            if before == start:
+                before = zh_number_start(text, start)             # "两个" + "小时"
             skip = _article_at(text, start, end)                  # "a 3 minute" -> "3 minute"
             if before != start and slot_values(words, slot, text[before:end]):
                 start = before

@@ -156,3 +156,10 @@ def test_span_edges_the_reader_settles():
                                                 ("minute", "I-minutes")]) == {}
     assert tagged("set a timer for a 5 minutes", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("a", 0),
                                                   ("5", "B-minutes"), ("minutes", "I-minutes")]) == {"minutes": 5}
+    # Chinese: numerals and units after a number span ("二十" + "三", "二十五" + "度半"), before a bare unit ("两个" + "小时")
+    zh = lambda text, tagged_chars: tagged(text, [(c, tagged_chars.get(i)) for i, c in enumerate(text)])  # noqa: E731
+    assert zh("到二十三", {1: "B-temperature", 2: "I-temperature"}) == {"temperature": 23}
+    assert zh("设定二十五度半", {2: "B-temperature", 3: "I-temperature", 4: "I-temperature", 6: "B-seconds"}) \
+        == {"temperature": 25.5}
+    assert zh("设置两个小时的定时器", {4: "I-hours", 5: "I-hours"}) == {"hours": 2}
+    assert zh("两个小时", {}) == {}
