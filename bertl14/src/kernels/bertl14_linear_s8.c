@@ -183,19 +183,17 @@ static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
     }
 }
 
-/* One requantized output. INT8 weights give shifts about 8 below the INT16 ones (25..40 on the converted models),
- * so the fast case lifts the sum: with j = max(0, 33 - S), acc * 2^j * s * M shifted by S + j >= 33 is the same
- * rsr, taken as the INT16 kernel does (one SMMLA with c = 2^(S+j-33), a shift, QADD) when acc * 2^j fits 32 bits
- * and s * M < 2^31 (fast); otherwise the 64-bit formula. */
-static inline void put_rq(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
-                          int32_t shift, int32_t bias, int fast, uint32_t j, int32_t sh, int32_t c)
+/* rsr(acc * m, 32 + sh) + bias, sat32, for sh >= 1 and |acc * m| < 2^62: (c + hi(acc * m)) >> sh with
+ * c = 2^(sh-1) is one SMMLA (2^(31+sh) is a whole number of high words), a shift and QADD. */
+static inline int32_t rq_fast(int32_t acc, uint32_t m, int32_t c, int32_t sh, int32_t bias)
 {
-    const int32_t a = (int32_t)((uint32_t)acc << j);
-    if (fast && (a >> j) == acc) {
-        put(y16, y32, idx, bertl14_qadd(bertl14_smmla(a, (int32_t)(s * (uint32_t)mult), c) >> sh, bias));
-    } else {
-        store_requant(y16, y32, idx, acc, s, mult, shift, bias);
-    }
+    return bertl14_qadd(bertl14_smmla(acc, (int32_t)m, c) >> sh, bias);
+}
+
+/* |a| for a >= 0, |a| - 1 below: a << j fits int32 iff mag(a) >> (31 - j) is 0. */
+static inline uint32_t mag(int32_t a)
+{
+    return (uint32_t)(a ^ (a >> 31));
 }
 
 /* A block of 1..4 tokens, whole chunks, aligned: per output channel the nb dot products in one pass over its
@@ -232,18 +230,37 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
         const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
         const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
         const uint32_t step = y_stride ? y_stride : (o < tail_start ? 4u : out - tail_start);
+        /* INT8 weights give shifts about 8 below the INT16 ones (24..40 on the converted models): the sums are
+         * lifted by j = max(0, 33 - S) bits, rsr(acc * 2^j * s * M, S + j) being the same value, when every
+         * token's acc * 2^j fits 32 bits (the unused tokens' acc are 0) and s * M < 2^31; else the 64-bit formula */
         const uint32_t j = shift < 33 ? (uint32_t)(33 - shift) : 0u;
-        const int32_t sh = shift + (int32_t)j - 32, c = 1 << (sh - 1);
-        const int fast = j <= 24u && smax * (uint32_t)mult < 0x80000000u;   /* shift 9..62 */
-        put_rq(y16, y32, base, acc[0], sc[0], mult, shift, bias, fast, j, sh, c);
-        if (nb > 1u) {
-            put_rq(y16, y32, base + step, acc[1], sc[1], mult, shift, bias, fast, j, sh, c);
-        }
-        if (nb > 2u) {
-            put_rq(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias, fast, j, sh, c);
-        }
-        if (nb > 3u) {
-            put_rq(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias, fast, j, sh, c);
+        if (j <= 24u && smax * (uint32_t)mult < 0x80000000u &&
+            ((mag(acc[0]) | mag(acc[1]) | mag(acc[2]) | mag(acc[3])) >> (31u - j)) == 0u) {
+            const int32_t sh = shift + (int32_t)j - 32, c = 1 << (sh - 1);
+            put(y16, y32, base, rq_fast((int32_t)((uint32_t)acc[0] << j), sc[0] * (uint32_t)mult, c, sh, bias));
+            if (nb > 1u) {
+                put(y16, y32, base + step, rq_fast((int32_t)((uint32_t)acc[1] << j), sc[1] * (uint32_t)mult, c, sh,
+                                                   bias));
+            }
+            if (nb > 2u) {
+                put(y16, y32, base + 2u * step, rq_fast((int32_t)((uint32_t)acc[2] << j), sc[2] * (uint32_t)mult, c,
+                                                        sh, bias));
+            }
+            if (nb > 3u) {
+                put(y16, y32, base + 3u * step, rq_fast((int32_t)((uint32_t)acc[3] << j), sc[3] * (uint32_t)mult, c,
+                                                        sh, bias));
+            }
+        } else {                          /* constant indices: acc[] and sc[] stay in registers */
+            store_requant(y16, y32, base, acc[0], sc[0], mult, shift, bias);
+            if (nb > 1u) {
+                store_requant(y16, y32, base + step, acc[1], sc[1], mult, shift, bias);
+            }
+            if (nb > 2u) {
+                store_requant(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias);
+            }
+            if (nb > 3u) {
+                store_requant(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias);
+            }
         }
     }
 }
