@@ -98,7 +98,8 @@ static inline void dot4_contig(const int8_t *w, const int16_t *px, uint32_t chun
 #undef BL14_C8
 
 /* Blocks of 1..3 tokens (the end of a sentence, the heads' single rows): two chunks a step (one weight LDRD, four
- * SXTB16, per token two activation LDRD and four SMLAD); an odd last chunk is left to the caller. */
+ * SXTB16, the activations by LDMIA of four words for one or two tokens, by LDRD for three, four SMLAD a token);
+ * an odd last chunk is left to the caller. */
 #define BL14_W2 "ldrd %[wa], %[wb], [%[pw]], #8\n\tsxtb16 %[wl], %[wa]\n\tsxtb16 %[wa], %[wa], ror #8\n\t" \
                 "sxtb16 %[wh], %[wb]\n\tsxtb16 %[wb], %[wb], ror #8\n\t"
 #define BL14_X2(acc) "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad " acc ", %[wl], %[xa], " acc "\n\t" \
@@ -117,19 +118,27 @@ static inline void dot_small_pairs(const int8_t *w, const int16_t *px, uint32_t 
                          [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
                        :
                        : "cc");
-    } else if (nb == 2u) {
-        __asm volatile("1:\n\t" BL14_W2 BL14_X2("%[a0]") BL14_X2("%[a1]") BL14_Y2("%[a0]") BL14_Y2("%[a1]")
+    } else if (nb == 2u) {                         /* a chunk of both tokens: one LDMIA */
+        __asm volatile("1:\n\t" BL14_W2 "ldmia %[px]!, {r2, r3, r4, r5}\n\t"
+                       "smlad %[a0], %[wl], r2, %[a0]\n\tsmlad %[a0], %[wa], r3, %[a0]\n\t"
+                       "smlad %[a1], %[wl], r4, %[a1]\n\tsmlad %[a1], %[wa], r5, %[a1]\n\t"
+                       "ldmia %[px]!, {r2, r3, r4, r5}\n\t"
+                       "smlad %[a0], %[wh], r2, %[a0]\n\tsmlad %[a0], %[wb], r3, %[a0]\n\t"
+                       "smlad %[a1], %[wh], r4, %[a1]\n\tsmlad %[a1], %[wb], r5, %[a1]\n\t"
                        "subs %[n], %[n], #1\n\tbne 1b\n\t"
                        : [a0] "+r"(a0), [a1] "+r"(a1), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
-                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh)
                        :
-                       : "cc");
-    } else {
-        __asm volatile("1:\n\t" BL14_W2 BL14_X2("%[a0]") BL14_Y2("%[a0]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : "r2", "r3", "r4", "r5", "cc");
+    } else {                                       /* two chunks of the one token: one LDMIA */
+        __asm volatile("1:\n\t" BL14_W2 "ldmia %[px]!, {r2, r3, r4, r5}\n\t"
+                       "smlad %[a0], %[wl], r2, %[a0]\n\tsmlad %[a0], %[wa], r3, %[a0]\n\t"
+                       "smlad %[a0], %[wh], r4, %[a0]\n\tsmlad %[a0], %[wb], r5, %[a0]\n\t"
+                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
                        : [a0] "+r"(a0), [pw] "+r"(w), [px] "+r"(px), [n] "+r"(n),
-                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                         [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl), [wh] "=&r"(wh)
                        :
-                       : "cc");
+                       : "r2", "r3", "r4", "r5", "cc");
     }
     acc[0] = a0;
     acc[1] = a1;
