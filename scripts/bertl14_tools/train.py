@@ -907,7 +907,36 @@ def augmented_texts(teacher: Path, rows: list[dict], count: int, lang: str, seed
 
 
 def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
-    """The teacher's logits on the training sentences, columns in the student's label order."""
+    """The teacher's logits on the training sentences, columns in the student's label order. Kept in the user's
+    cache (`~/.cache/bertl14/teacher/`, keyed by the teacher's weights, the labels and the texts): labelling
+    hundreds of thousands of augmented sentences takes a pretrained teacher an hour on one core, and another
+    student on the same data and variants needs the same logits."""
+    import hashlib
+
+    import torch
+
+    from .cbuild import cache_dir
+    weights = folder / "model.safetensors"
+    key = hashlib.sha256()
+    key.update(hashlib.sha256(weights.read_bytes()).digest() if weights.is_file() else str(folder).encode())
+    key.update("\n".join(labels).encode() + b"\0" + "\n".join(r["text"] for r in rows).encode())
+    cached = cache_dir().parent / "teacher" / f"{key.hexdigest()[:24]}.pt"
+    if cached.is_file():
+        try:
+            logits = torch.load(cached)
+            if logits.shape == (len(rows), len(labels)):
+                return logits
+        except (OSError, RuntimeError, ValueError):
+            pass     # a damaged cache entry: label again
+    logits = _teacher_logits(folder, rows, labels)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(logits, cached.with_suffix(".tmp"))
+    os.replace(cached.with_suffix(".tmp"), cached)
+    return logits
+
+
+def _teacher_logits(folder: Path, rows: list[dict], labels: list[str]):
+    """teacher_predictions without the cache."""
     import torch
     from transformers import BertForSequenceClassification, BertTokenizer
     try:
