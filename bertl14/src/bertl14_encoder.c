@@ -27,7 +27,7 @@ void bertl14_plan(const bertl14_dims_t *dims, uint32_t n, bertl14_plan_t *p)
     TAKE(h_scale, n * 4u);
     TAKE(k, n * A);                  /* keys, int8 */
     TAKE(k_scale, n * heads * 4u);
-    TAKE(v, n * A);                  /* values, int8 */
+    TAKE(v, n * A);                  /* values, int8, transposed (a channel's tokens contiguous) */
     TAKE(v_scale, n * heads * 4u);
     TAKE(x16, B * X * 2u);           /* matmul input rows */
     TAKE(x_scale, B * 4u);
@@ -100,9 +100,11 @@ bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *co
 
 #define BUF(ctx, field, type) ((type *)(void *)((ctx)->config.work_buffer_ptr + (ctx)->plan.field))
 
-/* Linear projection of nb token rows followed by row quantization per head (Q, K, V). */
+/* Linear projection of nb token rows followed by row quantization per head (Q, K, V): value c of token j at
+ * dst[j * dst_stride + c * col_stride] (col_stride 1: rows; else transposed, a channel's tokens contiguous). */
 static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t heads, uint32_t nb,
-                          int8_t *dst, uint32_t dst_stride, uint32_t *dst_scale, uint32_t scale_stride)
+                          int8_t *dst, uint32_t dst_stride, uint32_t col_stride, uint32_t *dst_scale,
+                          uint32_t scale_stride)
 {
     const uint32_t d = ctx->dims.head_dim, A = heads * d;
     int16_t *q16 = BUF(ctx, q16, int16_t);
@@ -110,10 +112,15 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
     bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
                        &lin->rq, q16, NULL, A);                                 /* y = x W^T + b, sat16 */
     BERTL14_STAGE(QUANT);
+    int8_t *const row = BUF(ctx, q8, int8_t);                                   /* free while K, V are made */
     for (uint32_t j = 0; j < nb; j++) {
         for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
-            dst_scale[j * scale_stride + hd] =
-                bertl14_quantize_row_s8(q16 + j * A + hd * d, d, dst + j * dst_stride + hd * d, NULL);
+            int8_t *const out = dst + j * dst_stride + hd * d * col_stride;
+            dst_scale[j * scale_stride + hd] = bertl14_quantize_row_s8(q16 + j * A + hd * d, d,
+                                                                       col_stride == 1u ? out : row, NULL);
+            for (uint32_t c = 0; col_stride != 1u && c < d; c++) {
+                out[c * col_stride] = row[c];                                   /* transposed */
+            }
         }
     }
 }
@@ -169,13 +176,13 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* K, V of every token */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->k, heads, nb, k + t0 * AS, AS, ks + t0 * maxh, maxh);  /* k = h Wk^T + bk */
-        project_heads(ctx, &L->v, heads, nb, v + t0 * AS, AS, vs + t0 * maxh, maxh);  /* v = h Wv^T + bv */
+        project_heads(ctx, &L->k, heads, nb, k + t0 * AS, AS, 1, ks + t0 * maxh, maxh);  /* k = h Wk^T + bk */
+        project_heads(ctx, &L->v, heads, nb, v + t0, 1, n, vs + t0 * maxh, maxh);        /* v = h Wv^T + bv, v^T */
     }
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* then a block of queries */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->q, heads, nb, q8, A, qs, heads);                   /* q = h Wq^T + bq (1/sqrt(d) folded) */
+        project_heads(ctx, &L->q, heads, nb, q8, A, 1, qs, heads);                /* q = h Wq^T + bq (1/sqrt(d) folded) */
         for (uint32_t j = 0; j < nb; j++) {
             for (uint32_t hd = 0; hd < heads; hd++) {                             /* one head, one query row */
                 BERTL14_STAGE(SCORES);
@@ -184,7 +191,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
                 BERTL14_STAGE(SOFTMAX);
                 bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
                 BERTL14_STAGE(CONTEXT);
-                bertl14_attn_context_s8(probs, v + hd * d, AS, vs + hd, maxh, n, d, scores,
+                bertl14_attn_context_s8(probs, v + hd * d * n, n, vs + hd, maxh, n, d, scores,
                                         ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
             }
             BERTL14_STAGE(QUANT);

@@ -181,3 +181,20 @@ def test_block_layout_kernels(kernels, tokens, n):
     lib.bertl14_gelu_quantize_block_s16(ptr(blk), ptr(ism), n, tokens, 9, ptr(scale))
     np.testing.assert_array_equal(from_block(blk, tokens, n), gq)
     np.testing.assert_array_equal(scale, gs)
+
+
+@pytest.mark.parametrize("n,d,wide", [(1, 4, False), (7, 32, False), (33, 16, True), (64, 30, False), (130, 5, True)])
+def test_attn_context_transposed_values(kernels, n, d, wide):
+    lib = lib_for(kernels)
+    lib.bertl14_attn_context_s8.argtypes = [P, P, ctypes.c_uint32, P, ctypes.c_uint32, ctypes.c_uint32,
+                                            ctypes.c_uint32, P, P]
+    rng = np.random.default_rng(n * 100 + d)
+    p = rng.integers(0, 256, n).astype(np.uint8)
+    sv = rng.integers(1, 131072 if wide else 30000, n).astype(np.uint32)   # weights of 17 bits, or int16 ones
+    v8 = rng.integers(-128, 128, size=(n, d)).astype(np.int8)
+    stride = n + 3                                             # channel c's n values at c * stride
+    vt = np.zeros((d, stride), np.int8)
+    vt[:, :n] = v8.T
+    w, out = np.zeros(n, np.int32), np.zeros(d, np.int16)
+    lib.bertl14_attn_context_s8(ptr(p), ptr(vt), stride, ptr(sv), 1, n, d, ptr(w), ptr(out))
+    np.testing.assert_array_equal(out, R.attn_context_s8(p[None, :], v8, sv)[0])

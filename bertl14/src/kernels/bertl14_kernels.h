@@ -232,7 +232,8 @@ void bertl14_softmax_u8(int32_t *scores, uint32_t n, uint8_t *p);
 
 /**
  * Attention context of one head: w_u = rsr(p_u * sv_u, 8); c[d] = sum_u w_u * v[u,d];
- * ctx[d] = sat16(rsr(c[d], 8)). `w` is n int32 of scratch (may be the softmax's scores).
+ * ctx[d] = sat16(rsr(c[d], 8)). The values are stored transposed: channel c's n values (key u at u) start at
+ * v + c * v_stride. `w` is n int32 of scratch (may be the softmax's scores).
  */
 void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_stride, const uint32_t *sv,
                              uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx);

@@ -204,22 +204,22 @@ static void check_softmax(void)
 
 static int16_t ctxa[128], ctxb[128];
 
-/* attn_context_s8: head sizes 4..128 with 1..15-channel tails, 1..512 keys, odd strides and a misaligned value
- * block, weights beyond 16 bits */
+/* attn_context_s8: head sizes 4..128 with 1..15-channel tails, 1..512 keys, channel strides beyond the keys (odd
+ * ones too) and a misaligned value block, weights beyond 16 bits */
 static void check_context(void)
 {
     static const uint32_t ds[] = {4, 6, 8, 12, 16, 24, 32, 36, 48, 64, 128};
     for (uint32_t c = 0; c < 300u; c++, cases++) {
         const uint32_t d = ds[rnd() % 11u];
         uint32_t n = (uint32_t)(c % 29u == 0u ? rr(100, 512) : rr(1, 40));
-        const uint32_t vst = d * (uint32_t)rr(1, 3) + (c % 7u == 0u ? 1u : 0u), sst = (uint32_t)rr(1, 4);
-        if (n * vst + 1u > sizeof kv) {
-            n = (sizeof kv - 1u) / vst;
+        if (d * (n + 5u) + 1u > sizeof kv) {
+            n = (sizeof kv - 1u) / d - 5u;
         }
+        const uint32_t vst = n + (c % 7u == 0u ? 1u : (uint32_t)rr(0, 4)), sst = (uint32_t)rr(1, 4);
         for (uint32_t i = 0; i < n; i++) {
             pa[i] = (uint8_t)(c % 4u == 0u ? rr(0, 255) : rr(0, 20));
         }
-        for (uint32_t i = 0; i < n * vst + 1u; i++) {
+        for (uint32_t i = 0; i < d * vst + 1u; i++) {
             kv[i] = (int8_t)rr(-128, 127);
         }
         for (uint32_t i = 0; i < n * sst; i++) {
