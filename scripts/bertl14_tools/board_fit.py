@@ -90,8 +90,9 @@ def check(board: str, flash_bytes: int, work_buffer_bytes: int, detail: str = ""
         what = "; ".join(f"its {r['what']} needs {r['need']:,} B{detail if r['what'] == 'model data' else ''} but "
                          f"{board}'s {r['region']} has {r['size']:,} B ({r['need'] - r['size']:,} B too many)"
                          for r in bad)
-        fixes = ("a smaller model (fewer layers, a smaller hidden size or vocabulary), --vocab trim, --embedding "
-                 "int4 or --prune-heads N" if any(r["what"] == "model data" for r in bad) else "")
+        fixes = ("a smaller model (fewer layers, a smaller hidden size or vocabulary), --vocab trim, --weights int8 "
+                 "(CONFIG_BERTL14_WEIGHTS_INT8), --embedding int4 or --prune-heads N"
+                 if any(r["what"] == "model data" for r in bad) else "")
         if any(r["what"] == "work buffer" for r in bad):
             fixes += ("; " if fixes else "") + "a shorter --max-seq-len (CONFIG_BERTL14_MAX_SEQ_LEN) or --prune-heads N"
         fits = fitting_boards(flash_bytes, work_buffer_bytes)
@@ -118,4 +119,4 @@ def no_board_warning(flash_bytes: int, work_buffer_bytes: int) -> str | None:
     largest = max(names, key=lambda n: needs(n, flash_bytes, work_buffer_bytes)[0]["size"])
     return (f"the model fits none of the boards ({', '.join(names)}): "
             f"{describe(needs(largest, flash_bytes, work_buffer_bytes))} on the largest, {largest}; use a smaller "
-            "model, --vocab trim, --embedding int4, --prune-heads N or a shorter --max-seq-len")
+            "model, --vocab trim, --weights int8, --embedding int4, --prune-heads N or a shorter --max-seq-len")
