@@ -24,11 +24,12 @@ def test_host_build_converts_with_kconfig_values_and_runs(tmp_path, tiny_model):
     b = tmp_path / "b"
     proc = west("build", "-b", "host", "-d", str(b), str(REPO / "tests/build/model_app"), "--",
                 f"-DCONFIG_BERTL14_MODEL_DIR={tiny_model}", "-DCONFIG_BERTL14_MAX_SEQ_LEN=16",
-                "-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4=y")
+                "-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4=y", "-DCONFIG_BERTL14_WEIGHTS_INT8=y")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     config_h = (b / "generated" / "model" / "bertl14_config.h").read_text()
     assert "#define BERTL14_MAX_SEQ_LEN 16" in config_h
     assert "#define BERTL14_EMBEDDING_BITS 4" in config_h
+    assert "#define BERTL14_WEIGHTS_INT8 1" in config_h     # converted with INT8 weights, run by the INT8 library
     run = subprocess.run([str(b / "firmware.elf")], input="", capture_output=True, text=True, timeout=20)
     assert run.stdout.strip() == "model ok", run.stdout + run.stderr
     # A changed .config value re-runs the converter on the next build.
