@@ -207,7 +207,8 @@ void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t toke
 /**
  * Linear layer, INT8 weights (one scale per output channel, folded into M_o and S_o) x INT8 activations: the
  * formula and the arguments of bertl14_linear_s16, with w [out][in] int8 in the blob's order (each group of four
- * weights 4c..4c+3 of a row stored as 4c, 4c+2, 4c+1, 4c+3; a row's last in % 4 in order). Compiled into the
+ * weights 4c..4c+3 of a row stored as 4c, 4c+2, 4c+1, 4c+3; a row's last in % 4 in order) and the activations in
+ * -127..127 (row quantization's range; the DSP body's requantization relies on it). Compiled into the
  * library (next to bertl14_linear_s16) only when BERTL14_WEIGHTS_INT8 is defined.
  */
 void bertl14_linear_s8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,

@@ -221,6 +221,11 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     const uint32_t tail_start = out & ~3u;
     const int16_t *const mults = rq->mult, *const shifts = rq->shift;
     const int32_t *const biases = rq->bias;
+    /* |acc| <= 127 * 128 * in (activations -127..127, weights -128..127): a lift by j <= jsafe fits every sum */
+    uint32_t jsafe = 0;
+    while (jsafe < 24u && ((uint64_t)(127u * 128u * in) << (jsafe + 1u)) < 0x80000000u) {
+        jsafe++;
+    }
     for (uint32_t o = 0; o < out; o++, w += in) {
         int32_t acc[4] = {0, 0, 0, 0};
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
@@ -241,10 +246,11 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
         const uint32_t step = y_stride ? y_stride : (o < tail_start ? 4u : out - tail_start);
         /* INT8 weights give shifts about 8 below the INT16 ones (24..40 on the converted models): the sums are
          * lifted by j = max(0, 33 - S) bits, rsr(acc * 2^j * s * M, S + j) being the same value, when every
-         * token's acc * 2^j fits 32 bits (the unused tokens' acc are 0) and s * M < 2^31; else the 64-bit formula */
+         * token's acc * 2^j fits 32 bits (j <= jsafe: the layer's bound; else each sum tested, the unused tokens'
+         * acc being 0) and s * M < 2^31; else the 64-bit formula */
         const uint32_t j = shift < 33 ? (uint32_t)(33 - shift) : 0u;
         if (j <= 24u && smax * (uint32_t)mult < 0x80000000u &&
-            ((mag(acc[0]) | mag(acc[1]) | mag(acc[2]) | mag(acc[3])) >> (31u - j)) == 0u) {
+            (j <= jsafe || ((mag(acc[0]) | mag(acc[1]) | mag(acc[2]) | mag(acc[3])) >> (31u - j)) == 0u)) {
             const int32_t sh = shift + (int32_t)j - 32, c = 1 << (sh - 1);
             put(y16, y32, base, rq_fast((int32_t)((uint32_t)acc[0] << j), sc[0] * (uint32_t)mult, c, sh, bias));
             if (nb > 1u) {
