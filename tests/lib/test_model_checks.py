@@ -102,8 +102,10 @@ def weights_cases(blob: bytes) -> dict[str, tuple[bytes, None, str, str]]:
     add("version 1", _header(blob, W_VERSION, 1, reseal=False), FORMAT, "a version-1 blob has no checksum word")
     add("total_bytes + 4", _header(blob, W_TOTAL, total + 4, reseal=False), SIZE, "not the array's size")
     flags = struct.unpack_from("<I", blob, 4 * W_FLAGS)[0]
-    add("unknown flag", _header(blob, W_FLAGS, flags | 0x20, reseal=False), FORMAT, "flags are checked before "
-        "the checksum; bit 5 has no meaning")
+    add("unknown flag", _header(blob, W_FLAGS, flags | 0x40, reseal=False), FORMAT, "flags are checked before "
+        "the checksum; bit 6 has no meaning")
+    add("INT8 weights flag, resealed", _header(blob, W_FLAGS, flags | MF.FLAG_WEIGHTS_INT8), FORMAT,
+        "the library is built for INT16 weights")
     add("per-tensor flag, resealed", _header(blob, W_FLAGS, flags | MF.FLAG_PER_TENSOR), FORMAT,
         "per-tensor activation scales run in the Python reference only")
     add("smoothing flag, not resealed", _header(blob, W_FLAGS, flags ^ MF.FLAG_SMOOTHING, reseal=False), CORRUPT,
@@ -376,7 +378,7 @@ def _python_status(w: bytes | None, v) -> str:
     """model_format.check_weights (or, for a vocabulary case, vocab_blob.check_section) on the same bytes."""
     try:
         if w is not None:
-            MF.check_weights(w, c_library=True)
+            MF.check_weights(w, c_library=True, weights="int16")     # the INT16 library these cases run on
         else:
             VB.check_section(v if isinstance(v, bytes) else _vocab_bytes(v))
     except MF.ModelDataError as exc:
