@@ -68,8 +68,9 @@ static bool has_value(const bertl14_slot_value_t *v, uint32_t n, const char *nam
 }
 
 /* The values an answer of `label` carries (tagging.fit_to_intent): a name, or a slot the intent takes, is kept; a
- * number under a slot it does not take moves to the one number slot it takes that the sentence left empty ("turn
- * the [NAME] to 40 percent" tagged volume_level, answered HassLightSet: brightness=40); the rest is dropped. */
+ * number under a slot it does not take moves to the one slot taking a number (bertl14_slot_takes_number) it takes
+ * that the sentence left empty ("turn the [NAME] to 40 percent" tagged volume_level, answered HassLightSet:
+ * brightness=40); the rest is dropped. */
 static void fit_values(intent_result_t *r, uint32_t label)
 {
     const char *const *slots = label < BERTL14_NUM_LABELS ? bertl14_label_slots[label] : NULL;
@@ -93,7 +94,7 @@ static void fit_values(intent_result_t *r, uint32_t label)
         const char *free_slot = NULL;
         uint32_t n_free = 0;
         for (const char *const *s = slots; *s != NULL; s++) {
-            if (bertl14_slot_type(bertl14_slot_table, *s) == BERTL14_SLOT_TYPE_NUMBER &&
+            if (bertl14_slot_takes_number(bertl14_slot_table, *s) &&
                 !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
                 free_slot = *s;
                 n_free++;

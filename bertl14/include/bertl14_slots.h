@@ -89,6 +89,12 @@ bertl14_status_t bertl14_slot_table_validate(const uint32_t *table);
 uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name);
 
 /**
+ * Whether a slot of the table takes a number: a number slot, or a list slot that also takes one (brightness,
+ * percentage, temperature: "half", "max" or a number). 0 when the table has no slot of that name.
+ */
+int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name);
+
+/**
  * The number in a text, whatever the slot: digits, English or Chinese number words, halves, with unit and filler
  * words around it ignored (docs/slots.md). No range check; "a"/"an" alone is not a number here.
  * @param text         UTF-8, @p len bytes

@@ -1155,6 +1155,18 @@ uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name)
     return slot_rec(&tb, index)[S_INFO] & INFO_TYPE;
 }
 
+int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name)
+{
+    table_t tb;
+    uint32_t index;
+    if (table == NULL || slot_name == NULL || !table_open(table, &tb) || !find_slot(&tb, slot_name, &index)) {
+        return 0;
+    }
+    const uint32_t info = slot_rec(&tb, index)[S_INFO];
+    return (info & INFO_TYPE) == BERTL14_SLOT_TYPE_NUMBER ||
+           ((info & INFO_TYPE) == BERTL14_SLOT_TYPE_LIST && (info & INFO_NUMBER) != 0u);
+}
+
 static int in_range(int32_t v) { return v >= -VALUE_CAP && v <= VALUE_CAP; }
 
 bertl14_status_t bertl14_slot_table_validate(const uint32_t *table)

@@ -750,6 +750,16 @@ def slot_type(words, slot_name: str) -> int:
     return 0 if k is None else tb.rec(k)[S_INFO] & INFO_TYPE
 
 
+def slot_takes_number(words, slot_name: str) -> bool:
+    """bertl14_slot_takes_number(): a number slot, or a list slot that also takes a number."""
+    tb = _table(tuple(words))
+    k = tb.find(slot_name.encode("utf-8")) if tb.ok else None
+    if k is None:
+        return False
+    info = tb.rec(k)[S_INFO]
+    return info & INFO_TYPE == TYPE_NUMBER or (info & INFO_TYPE == TYPE_LIST and bool(info & INFO_NUMBER))
+
+
 def validate_table(words) -> int:
     """bertl14_slot_table_validate() in Python: OK or ERR_INVALID_CONFIG."""
     w = tuple(words)

@@ -255,7 +255,8 @@ def intent_slots(rows: list[dict], spec: dict | None = None) -> dict[str, list[s
 def fit_to_intent(values: dict, slots: list[str] | None, number_slots) -> dict:
     """The values an answer of an intent carries (the device's rule, app/src/intent.c): a value whose slot the
     intent takes (`slots`, its intent_slots.json entry) or a name is kept; a number under a slot the intent does
-    not take moves to the one number slot (`number_slots`: the value table's number slots) the intent takes and
+    not take moves to the one number slot (`number_slots`: the value table's slots that take a number,
+    slot_values.slot_takes_number) the intent takes and
     the sentence left empty ("turn the [NAME] to 40 percent" tagged volume_level, answered HassLightSet:
     brightness=40); anything else is dropped. `slots` None (no table for the intent): unchanged."""
     if slots is None:
@@ -279,11 +280,11 @@ class ValueReader:
 
     def __init__(self, model_path, tag_names: list[str]):
         from .convert import model_intent_slots, model_slot_spec
-        from .slot_values import TYPE_NUMBER, build_value_table, slot_type
+        from .slot_values import build_value_table, slot_takes_number
         self.spec = model_slot_spec(model_path)
         self.table = build_value_table(self.spec)
         self.intent_slots = model_intent_slots(model_path)
-        self.number_slots = {s for s in self.spec["slots"] if slot_type(self.table, s) == TYPE_NUMBER}
+        self.number_slots = {s for s in self.spec["slots"] if slot_takes_number(self.table, s)}
         self.tag_names = tag_names
 
     def read(self, text: bytes, tags, offsets) -> dict:

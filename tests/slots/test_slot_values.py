@@ -40,6 +40,7 @@ class CSlots:
         self.lib.bertl14_slot_values.restype = ctypes.c_int
         self.lib.bertl14_slot_table_validate.restype = ctypes.c_int
         self.lib.bertl14_slot_type.restype = ctypes.c_uint32
+        self.lib.bertl14_slot_takes_number.restype = ctypes.c_int
         self.lib.bertl14_slot_parse_number.restype = ctypes.c_int
         self.lib.bertl14_slot_number_extent.restype = ctypes.c_uint32
         self.table = (ctypes.c_uint32 * len(words))(*words)
@@ -67,6 +68,9 @@ class CSlots:
 
     def slot_type(self, slot: str) -> int:
         return self.lib.bertl14_slot_type(self.table, slot.encode())
+
+    def takes_number(self, slot: str) -> bool:
+        return bool(self.lib.bertl14_slot_takes_number(self.table, slot.encode()))
 
     def validate(self, words=None) -> int:
         table = self.table if words is None else (ctypes.c_uint32 * len(words))(*words)
@@ -319,6 +323,15 @@ def test_spec_dict_and_value_types(words):
     assert got == {"hours": 1, "minutes": 30} and all(type(v) is int for v in got.values())
     assert type(S.slot_values(words, "temperature", "21.5")["temperature"]) is float
     assert S.slot_values(S.default_spec("zh-CN"), "color", "红色") == {"color": "red"}
+
+
+def test_slots_that_take_a_number(c, words):
+    """A number slot or a list slot that also takes a number (volume_step: "up", "down" or 20): where a number tagged
+    under a slot the answer's intent does not take may go (tagging.fit_to_intent, the firmware's fit_values)."""
+    got = {slot: S.slot_takes_number(words, slot) for slot in SLOTS}
+    assert got == {slot: c.takes_number(slot) for slot in SLOTS}
+    assert got["brightness"] and got["volume_step"] and got["temperature"]
+    assert not got["color"] and not got["hours"] and not got["item"] and not got["unknown_slot"]
 
 
 def test_parse_number(c):
