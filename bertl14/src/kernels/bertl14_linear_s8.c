@@ -1,6 +1,6 @@
 /* Linear layer: INT8 weights (one symmetric scale per output channel, folded into the requantization) x INT8
  * activations held as int16 in the block layout (bertl14_kernels.h), per-channel requantization: the integers of
- * the INT16 kernel's formula (docs/numerics.md "Linear layer", INT8 weights). Built instead of bertl14_linear_s16
+ * the INT16 kernel's formula (docs/numerics.md section 4b). The encoder calls it instead of bertl14_linear_s16
  * when BERTL14_WEIGHTS_INT8 is defined (CONFIG_BERTL14_WEIGHTS_INT8); without it this file compiles to nothing.
  *
  * The blob stores every group of four weights 4c..4c+3 of a row in the order 4c, 4c+2, 4c+1, 4c+3
@@ -8,8 +8,10 @@
  * rotated by 8 bits the pair (4c+2, 4c+3), the order of the activations, so the DSP body widens four weights
  * with two instructions and multiplies them with SMLAD as the INT16 kernel does (CMSIS-NN's arm_nn_mat_mult
  * idea, with the reordering done once by the converter instead of at run time): per two chunks of four channels
- * and four tokens one weight LDRD, four SXTB16, eight activation LDRD and sixteen SMLAD. The Helium build (MVE)
- * uses this DSP body: there is no Helium body for INT8 weights. Every body computes the same bits. */
+ * and four tokens one weight LDRD, four SXTB16, four LDMIA of two tokens' chunk and sixteen SMLAD. INT8 weights
+ * give requantization shifts about 8 below the INT16 ones; the DSP body lifts the sums by the difference to use
+ * the INT16 kernel's one-SMMLA store. The Helium build (MVE) uses this DSP body: there is no Helium body for INT8
+ * weights. Every body computes the same bits. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
