@@ -2,7 +2,7 @@
  * @file bertl14.h
  * @brief bertl14: BERT-style text encoders on Cortex-M. The one public header.
  *
- * Seed-style calls (bertl14_init, bertl14_tokenize, bertl14_encode, ...) use one default context
+ * The short calls (bertl14_init, bertl14_tokenize, bertl14_encode, ...) use one default context
  * that bertl14_init() sets up. The bertl14_ctx_* forms take an explicit context so that two models
  * or two tasks can run side by side with no hidden state.
  *
@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/** Status codes. The seed's codes keep their names; 0 is success. */
+/** Status codes; 0 is success. */
 typedef enum {
     BERTL14_OK = 0,
     BERTL14_ERR_INVALID_CONFIG = -1,   /**< config field out of range, or model data not recognised */
@@ -129,7 +129,7 @@ typedef struct {
     uint32_t num_labels;
 } bertl14_classification_t;
 
-/* ---- seed-style calls (one default context set up by bertl14_init) ----------------------- */
+/* ---- the short calls (one default context set up by bertl14_init) ----------------------- */
 
 /** Validate the configuration and the model data and plan the work buffer. Every byte of both
  *  arrays is checked once (sizes, checksums, section table, dimensions, parameter ranges: docs/model-format.md,

@@ -1,4 +1,4 @@
-/* Public API glue: argument checks, the seed-style calls on the default context, status strings,
+/* Public API glue: argument checks, the short calls on the default context, status strings,
  * tensor dumps through the application's output hook. The encoder itself is bertl14_encoder.c. */
 /* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
  * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
@@ -9,7 +9,7 @@
 #include "bertl14_internal.h"
 #include "bertl14_tokenizer.h"
 
-/* The only writable global of the library: the context the seed-style calls use. */
+/* The only writable global of the library: the context the short calls use. */
 static bertl14_ctx_t g_default_ctx;
 
 bertl14_ctx_t *bertl14_default_ctx(void) { return &g_default_ctx; }
@@ -111,7 +111,7 @@ bertl14_status_t bertl14_ctx_dump_tensor(const bertl14_ctx_t *ctx, const bertl14
     return BERTL14_OK;
 }
 
-/* ---- seed-style calls ---------------------------------------------------------------------- */
+/* ---- the short calls ---------------------------------------------------------------------- */
 
 bertl14_status_t bertl14_init(const bertl14_config_t *config)
 {

@@ -1,5 +1,5 @@
 /* Native checks of the public API (driven by test_api.py): every NULL argument, error codes,
- * sizing, the seed-style default context, dumps. Usage: api_checks WEIGHTS.bin VOCAB.bin LABELS TAGS
+ * sizing, the short calls' default context, dumps. Usage: api_checks WEIGHTS.bin VOCAB.bin LABELS TAGS
  * (the model's classifier labels and tag count, 0 for a model without that head) */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 """The public API natively (api_checks.c, built with the library): NULL arguments, error codes,
-sizing, the seed-style default context, tensor dumps; and the Python work-buffer mirror."""
+sizing, the short calls' default context, tensor dumps; and the Python work-buffer mirror."""
 from __future__ import annotations
 
 import subprocess
