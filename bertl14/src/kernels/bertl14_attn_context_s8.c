@@ -12,6 +12,7 @@
 #include "bertl14_mve.h"
 #endif
 
+#if !defined(BERTL14_USE_MVE)
 /* w_u = (p_u * sv_u + 128) >> 8 into w; returns the OR of all of them (p <= 255, sv < 2^17: w < 2^17) */
 static inline uint32_t weights(const uint8_t *p, const uint32_t *sv, uint32_t sv_stride, uint32_t n, int32_t *w)
 {
@@ -41,6 +42,7 @@ static inline int32_t dot_tail(const int32_t *w, const int8_t *row, uint32_t u0,
     }
     return c;
 }
+#endif
 
 void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_stride, const uint32_t *sv,
                              uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx)
