@@ -140,9 +140,13 @@ static uint64_t prof_count[BERTL14_STAGE_COUNT];
 static uint32_t prof_entries[BERTL14_STAGE_COUNT];
 static uint32_t prof_last;
 static bertl14_stage_t prof_cur;
+static int prof_stopped;               /* after the timed interval: the output (tag logits, UART) is not counted */
 
 void bertl14_profile_stage(bertl14_stage_t stage)
 {
+    if (prof_stopped) {
+        return;
+    }
     const uint32_t now = platform_cycles();
     prof_count[prof_cur] += target_instructions(now - prof_last);
     prof_entries[stage]++;
@@ -155,6 +159,7 @@ static void prof_reset(void)
     memset(prof_count, 0, sizeof prof_count);
     memset(prof_entries, 0, sizeof prof_entries);
     prof_cur = BERTL14_STAGE_OTHER;
+    prof_stopped = 0;
     prof_last = platform_cycles();
 }
 
@@ -183,6 +188,9 @@ static void run(int have_text, uint32_t n)
     }
     const uint32_t t1 = platform_cycles();
     BERTL14_STAGE(OTHER);
+#if defined(BERTL14_PROFILE)
+    prof_stopped = 1;                  /* the stages add up to the timed interval */
+#endif
     const uint32_t stack = target_stack_used(sp_top);
     if (have_text) {
         puts_("IDS ");
