@@ -95,6 +95,15 @@ def test_acceptance_500_int8_weights():
 
 
 @pytest.mark.slow
+def test_acceptance_500_int8_weights_int4_embedding():
+    """INT8 linear weights and INT4 word embeddings (--weights int8 --embedding int4): mean [CLS] cosine >= 0.995."""
+    fm, ids, calib = _data(500)
+    cos = cls_cosines(fm, fm, ids, calib, QuantOptions(weights="int8", embedding="int4"))
+    _report("INT8 weights + INT4 word embeddings (per-token + smoothing)", cos)
+    assert cos.mean() >= 0.995 and cos.min() >= 0.98
+
+
+@pytest.mark.slow
 def test_acceptance_500_default():
     fm, ids, calib = _data(500)
     cos = cls_cosines(fm, fm, ids, calib, QuantOptions())
