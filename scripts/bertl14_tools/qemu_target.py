@@ -128,6 +128,16 @@ def weight_options(model_dir: Path, weights: str | None = None) -> list[str]:
             f"-DCONFIG_BERTL14_WEIGHTS_INT16={'n' if wt == 'int8' else 'y'}"]
 
 
+def embedding_options(model_dir: Path) -> list[str]:
+    """The -DCONFIG_BERTL14_QUANTIZE_EMBEDDING_* options of `west build`: the word-embedding type a converted folder
+    was converted with (manifest options.embedding; a Hugging Face folder: int8)."""
+    man = Path(model_dir) / "manifest.json"
+    emb = (json.loads(man.read_text(encoding="utf-8")).get("options", {}).get("embedding", "int8")
+           if man.is_file() else "int8")
+    return [f"-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4={'y' if emb == 'int4' else 'n'}",
+            f"-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT8={'n' if emb == 'int4' else 'y'}"]
+
+
 def board_icount_shift(board: str) -> int:
     """The -icount shift the board counts at by default (board.yml `qemu: icount_shift:`, else 7)."""
     shift = board_info(board).icount_shift
@@ -182,11 +192,12 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
     model_dir = Path(model_dir).resolve()
     weights = weight_options(model_dir, weights)
     wkey = "|int8" if weights[0].endswith("=y") else ""
-    key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}{wkey}".encode()).hexdigest()[:12]
+    ekey = "|emb4" if embedding_options(model_dir)[0].endswith("=y") else ""   # INT8 embeddings keep their keys
+    key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}{wkey}{ekey}".encode()).hexdigest()[:12]
     build_dir = _cache() / f"{board}-{kernels}-{key}"
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
            f"-DCONFIG_BERTL14_MODEL_DIR={model_dir}", f"-DCONFIG_BERTL14_MAX_SEQ_LEN={max_seq_len}",
-           *kernel_options(kernels), *weights, "-DCONFIG_APP_RTOS_NONE=y",
+           *kernel_options(kernels), *weights, *embedding_options(model_dir), "-DCONFIG_APP_RTOS_NONE=y",
            f"-DBERTL14_TARGET_PROFILE={'ON' if profile else 'OFF'}"]
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
     if not quiet:
