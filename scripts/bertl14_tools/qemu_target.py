@@ -129,13 +129,15 @@ def weight_options(model_dir: Path, weights: str | None = None) -> list[str]:
 
 
 def embedding_options(model_dir: Path) -> list[str]:
-    """The -DCONFIG_BERTL14_QUANTIZE_EMBEDDING_* options of `west build`: the word-embedding type a converted folder
-    was converted with (manifest options.embedding; a Hugging Face folder: int8)."""
+    """The -DCONFIG_BERTL14_QUANTIZE_EMBEDDING_* and _PRUNE_HEADS options of `west build`: the word-embedding type
+    and pruned heads a converted folder was converted with (manifest options; a Hugging Face folder: int8, none),
+    so the image's build converts it the same way."""
     man = Path(model_dir) / "manifest.json"
-    emb = (json.loads(man.read_text(encoding="utf-8")).get("options", {}).get("embedding", "int8")
-           if man.is_file() else "int8")
+    opts = json.loads(man.read_text(encoding="utf-8")).get("options", {}) if man.is_file() else {}
+    emb, prune = opts.get("embedding", "int8"), int(opts.get("prune_heads") or 0)
     return [f"-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT4={'y' if emb == 'int4' else 'n'}",
-            f"-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT8={'n' if emb == 'int4' else 'y'}"]
+            f"-DCONFIG_BERTL14_QUANTIZE_EMBEDDING_INT8={'n' if emb == 'int4' else 'y'}",
+            f"-DCONFIG_BERTL14_PRUNE_HEADS={prune}"]
 
 
 def board_icount_shift(board: str) -> int:
@@ -192,7 +194,8 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
     model_dir = Path(model_dir).resolve()
     weights = weight_options(model_dir, weights)
     wkey = "|int8" if weights[0].endswith("=y") else ""
-    ekey = "|emb4" if embedding_options(model_dir)[0].endswith("=y") else ""   # INT8 embeddings keep their keys
+    emb = embedding_options(model_dir)     # INT8 embeddings and no pruning keep their keys
+    ekey = ("|emb4" if emb[0].endswith("=y") else "") + ("" if emb[2].endswith("=0") else f"|{emb[2]}")
     key = hashlib.sha256(f"{model_dir}|{max_seq_len}|{profile}{wkey}{ekey}".encode()).hexdigest()[:12]
     build_dir = _cache() / f"{board}-{kernels}-{key}"
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
