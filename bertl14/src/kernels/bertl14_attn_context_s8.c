@@ -4,15 +4,39 @@
  * model: w_u <= p_u * s_v / 256) the DSP body packs them once as pairs of keys two apart, (w_4g, w_4g+2) and
  * (w_4g+1, w_4g+3), which is what SXTB16 makes of four keys' values of a channel: per four keys and two channels
  * two word loads, four SXTB16 and four SMLAD. Else (and for the last n % 4 keys) one MLA a value. The Helium body
- * (BERTL14_USE_MVE) keeps int16 weights the same way and takes eight keys a VMLADAVA (values widened by VLDRB.S16),
- * or four (VLDRB.S32 against the int32 weights) when a weight needs 17 bits. */
+ * (BERTL14_USE_MVE) computes the weights four a vector, stored as int16 by a narrowing store (int32, computed again,
+ * when one needs 17 bits), and takes four channels a pass: per eight keys one weight load, four VLDRB.S16 and four
+ * VMLADAVA, unpredicated but for the last n % 8 keys; the four sums are rounded and saturated as one vector. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 #if defined(BERTL14_USE_MVE)
 #include "bertl14_mve.h"
 #endif
 
-#if !defined(BERTL14_USE_MVE)
+#if defined(BERTL14_USE_MVE)
+/* w_u = (p_u * sv_u + 128) >> 8 four a vector (p widened from bytes, sv gathered: sv_stride words apart) into w as
+ * int16 (narrow: the low halves, w's first 2n bytes; exact when every w_u < 2^15) or int32; returns the OR of all of
+ * them (p <= 255, sv < 2^17: w < 2^17, so >= 2^15 iff some w_u is) */
+static inline uint32_t weights_mve(const uint8_t *p, const uint32_t *sv, uint32_t sv_stride, uint32_t n, int32_t *w,
+                                   int narrow)
+{
+    const uint32x4_t sv_off = vmulq_n_u32(vidupq_n_u32(0u, 1), sv_stride);
+    uint32x4_t orv = vdupq_n_u32(0u);
+    for (uint32_t u = 0; u < n; u += 4u) {
+        const mve_pred16_t pu = vctp32q(n - u);
+        const uint32x4_t pv = vldrbq_z_u32(p + u, pu);
+        const uint32x4_t s = vldrwq_gather_shifted_offset_z_u32(sv + u * sv_stride, sv_off, pu);
+        const uint32x4_t wv = vrshrq_n_u32(vmulq_u32(pv, s), 8);                /* zero in the lanes beyond n */
+        orv = vorrq_u32(orv, wv);
+        if (narrow) {
+            vstrhq_p_s32((int16_t *)(void *)w + u, vreinterpretq_s32_u32(wv), pu);
+        } else {
+            vstrwq_p_s32(w + u, vreinterpretq_s32_u32(wv), pu);
+        }
+    }
+    return vmaxvq_u32(0u, orv);
+}
+#else
 /* w_u = (p_u * sv_u + 128) >> 8 into w; returns the OR of all of them (p <= 255, sv < 2^17: w < 2^17) */
 static inline uint32_t weights(const uint8_t *p, const uint32_t *sv, uint32_t sv_stride, uint32_t n, int32_t *w)
 {
@@ -48,44 +72,38 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
                              uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx)
 {
 #if defined(BERTL14_USE_MVE)
-    uint32_t wor = 0;
-    {
-        /* w_u four a vector (p widened from bytes, sv gathered: sv_stride words apart) */
-        const uint32x4_t sv_off = vmulq_n_u32(vidupq_n_u32(0u, 1), sv_stride);
-        uint32x4_t orv = vdupq_n_u32(0u);
-        for (uint32_t u = 0; u < n; u += 4u) {
-            const mve_pred16_t pu = vctp32q(n - u);
-            const uint32x4_t pv = vldrbq_z_u32(p + u, pu);
-            const uint32x4_t s = vldrwq_gather_shifted_offset_z_u32(sv + u * sv_stride, sv_off, pu);
-            const uint32x4_t wv = vrshrq_n_u32(vmulq_u32(pv, s), 8);            /* zero in the lanes beyond n */
-            orv = vorrq_u32(orv, wv);
-            vstrwq_p_s32(w + u, vreinterpretq_s32_u32(wv), pu);
-        }
-        wor = vmaxvq_u32(0u, orv);                                              /* >= 2^15 iff some w_u is */
-    }
-    if (wor < 0x8000u) {
-        /* int16 weights, in place (w16[u] at byte 2u, read from byte 4u: ascending u never overwrites one still to
-         * be read); eight keys a VMLADAVA, the last 1..7 with the lanes beyond n predicated off */
-        int16_t *const w16 = (int16_t *)(void *)w;
-        for (uint32_t u = 0; u < n; u++) {
-            w16[u] = (int16_t)w[u];
-        }
+    if (weights_mve(p, sv, sv_stride, n, w, 1) < 0x8000u) {
+        /* int16 weights (w16); eight keys a VMLADAVA, the last n % 8 with the lanes beyond n predicated off */
+        const int16_t *const w16 = (const int16_t *)(const void *)w;
+        const uint32_t n8 = n & ~7u;
+        const mve_pred16_t pt = vctp16q(n - n8);
         uint32_t c = 0;
         for (; c + 4u <= d; c += 4u) {                             /* four channels a pass, one weight load */
-            const int8_t *const r = v + c * v_stride;
+            const int8_t *r0 = v + c * v_stride, *r1 = r0 + v_stride, *r2 = r1 + v_stride, *r3 = r2 + v_stride;
+            const int16_t *wp = w16;
             int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            for (uint32_t u = 0; u < n; u += 8u) {
-                const mve_pred16_t pu = vctp16q(n - u);
-                const int16x8_t wv = vldrhq_z_s16(w16 + u, pu);       /* zero beyond n: those lanes add nothing */
-                a0 = vmladavaq_s16(a0, vldrbq_z_s16(r + u, pu), wv);
-                a1 = vmladavaq_s16(a1, vldrbq_z_s16(r + v_stride + u, pu), wv);
-                a2 = vmladavaq_s16(a2, vldrbq_z_s16(r + 2u * v_stride + u, pu), wv);
-                a3 = vmladavaq_s16(a3, vldrbq_z_s16(r + 3u * v_stride + u, pu), wv);
+            for (uint32_t u = 0; u < n8; u += 8u) {
+                const int16x8_t wv = vld1q_s16(wp);
+                a0 = vmladavaq_s16(a0, vldrbq_s16(r0), wv);
+                a1 = vmladavaq_s16(a1, vldrbq_s16(r1), wv);
+                a2 = vmladavaq_s16(a2, vldrbq_s16(r2), wv);
+                a3 = vmladavaq_s16(a3, vldrbq_s16(r3), wv);
+                wp += 8;
+                r0 += 8;
+                r1 += 8;
+                r2 += 8;
+                r3 += 8;
             }
-            ctx[c] = (int16_t)bertl14_sat16(bertl14_rsr32(a0, 8));
-            ctx[c + 1u] = (int16_t)bertl14_sat16(bertl14_rsr32(a1, 8));
-            ctx[c + 2u] = (int16_t)bertl14_sat16(bertl14_rsr32(a2, 8));
-            ctx[c + 3u] = (int16_t)bertl14_sat16(bertl14_rsr32(a3, 8));
+            if (n8 < n) {                                          /* zero beyond n: those lanes add nothing */
+                const int16x8_t wv = vldrhq_z_s16(wp, pt);
+                a0 = vmladavaq_s16(a0, vldrbq_z_s16(r0, pt), wv);
+                a1 = vmladavaq_s16(a1, vldrbq_z_s16(r1, pt), wv);
+                a2 = vmladavaq_s16(a2, vldrbq_z_s16(r2, pt), wv);
+                a3 = vmladavaq_s16(a3, vldrbq_z_s16(r3, pt), wv);
+            }
+            /* ctx = sat16(rsr(a, 8)): VRSHR is exact, VQMOVNB saturates into the low halves */
+            const int32x4_t a = vrshrq_n_s32(bertl14_lanes_mve(a0, a1, a2, a3), 8);
+            vstrhq_s32(ctx + c, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), a)));
         }
         for (; c < d; c++) {                                       /* the last 1..3 channels */
             const int8_t *const r = v + c * v_stride;
@@ -98,7 +116,8 @@ void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_strid
         }
         return;
     }
-    for (uint32_t c = 0; c < d; c++) {                             /* 17-bit weights: four keys a VMLADAVA */
+    (void)weights_mve(p, sv, sv_stride, n, w, 0);                  /* 17-bit weights, as int32 */
+    for (uint32_t c = 0; c < d; c++) {                             /* four keys a VMLADAVA */
         const int8_t *const row = v + c * v_stride;
         int32_t acc = 0;
         for (uint32_t u = 0; u < n; u += 4u) {
