@@ -725,7 +725,10 @@ def write_report(rep: dict, out: Path) -> None:
              "On a NUCLEO-H743ZI the firmware's `cycles=` are real core cycles at 400 MHz (the DWT cycle counter); "
              "*Measuring on a board* below says how to collect them.", "",
              "Regenerate: `bertl14 bench --board " + rep["board"] + " --report docs/` (add `--model M`); this "
-             f"page was written by `{rep.get('command')}`.", "",
+             f"page was written by `{rep.get('command')}`."
+             + ("" if any(r.get("seq_len") == 512 for r in rep.get("results", [])) else
+                " 512 tokens is not in this run (with the portable kernels that length alone is over 2 G "
+                "instructions); `--seq-lens 16,32,64,128,512` measures it."), "",
              f"Model commit: `{rep.get('model_commit')}` (the last commit of the model folder when measured)"
              + (f"; {rep['model_note']}" if rep.get("model_note") else "") + ".", "",
              f"Linear weights: {rep.get('weights', 'int16').upper()} (`--weights {rep.get('weights', 'int16')}`, "
@@ -838,14 +841,15 @@ def write_report(rep: dict, out: Path) -> None:
               "- linear: the inner loop (`dot4_contig`) is 13 instructions per 16 MACs (0.84 a MAC with the loop); the rest "
               "is the per-output-channel requantization of a block of 4 tokens (about 90 instructions per output channel "
               "and block), 0.2-0.3 a MAC at 64-96 inputs. Blocks of 8 tokens or 2 output channels a pass do not fit the 14 "
-              "usable registers of the inline assembly, and the core library is at its 16 KB code budget.",
+              "usable registers of the inline assembly, and the library's code is held to its budget "
+              "(`tests/lib/test_footprint.py`; the library code sizes are listed below).",
               "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are about a quarter of the "
               "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
               "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a rounding shift) is "
               "about 20 instructions an element, the max pass 5, the sum 3, the normalization 8 more (plus the row's "
               "division); <= 20 needs a cheaper exp and the max fused into the scores kernel, i.e. a numerics change "
               "(v1.2), not made here (the same exp scores the classifier, whose thresholds the shipped models were tuned on).",
-              "- float32 naive runs at 5.4-5.6 instructions per MAC (the M7's FPU does one multiply-accumulate an "
+              "- float32 naive runs at about 5.5 instructions per MAC (the M7's FPU does one multiply-accumulate an "
               "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
     lines += peer_section(rep, met)
     lines += ["", "## Baselines (same model, same emulated M7)", "",
