@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .errors import UserError
 
-STAGE_GROUPS = {                      # issue 7's stages <- the library's profile stages
+STAGE_GROUPS = {                      # the report's stages <- the library's profile stages
     "tokenize": ("tokenize",),
     "embeddings": ("embed",),
     "attention": ("qkv", "scores", "softmax", "context", "attn_out"),

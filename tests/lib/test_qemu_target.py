@@ -56,7 +56,7 @@ def _instructions(out: str, kernels: str) -> int:
 def test_check_bitexact_qemu_short(model14, capsys):
     out = _check(model14, 50, capsys)
     assert out.count("50 sentences, 0 mismatches") == 2, out
-    # issue 4: the DSP kernels execute fewer instructions than the portable ones
+    # the DSP kernels execute fewer instructions than the portable ones
     assert _instructions(out, "dsp") < _instructions(out, "portable"), out
 
 
@@ -90,7 +90,7 @@ def test_check_bitexact_qemu_1000(model14, capsys):
 
 
 def test_bench_json_contract(model14, capsys):
-    """`bertl14 bench --json` prints issue 7's object; stage counts add up to the exact total."""
+    """`bertl14 bench --json` prints one object (its documented fields); stage counts add up to the exact total."""
     code = cli.main(["bench", "--model", str(model14), "--kernels", "dsp", "--seq-lens", "8,16", "--no-baseline", "--no-host", "--no-peer",
                      "--json", "--quiet"])
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""MiniLM acceptance (issue 3): the float engine equals transformers' BertModel to 1e-4; the integer
+"""MiniLM acceptance: the float engine equals transformers' BertModel to 1e-4; the integer
 reference's [CLS] vector stays close to the float model's over sentences expanded from the
 home-assistant-intents templates (not the test set). The unmarked tests use 50 sentences; the slow ones
 500 and print the figures docs/numerics.md quotes:
