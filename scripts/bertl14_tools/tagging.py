@@ -51,15 +51,26 @@ def _joins(text, end: int, start: int) -> bool:
     return len(gap) == 0 or (start == end + 1 and gap in (" ", "-", b" ", b"-"))
 
 
-def decode(tags, offsets, names: list[str], text=None) -> list[tuple[str, int, int]]:
+def decode(tags, offsets, names: list[str], text=None, settle=None) -> list[tuple[str, int, int]]:
     """(slot, start, end) spans of one sentence from its per-token tag ids (the device's rule, module doc). With
     the `text` the offsets index, a B-x right after an x span (_joins) continues it: the tagger sometimes opens a
-    number or a name again at its second word ("seventy" B-hours, "seven" B-hours)."""
+    number or a name again at its second word ("seventy" B-hours, "seven" B-hours). With `settle` (slot_values_of's
+    rule, bertl14_slots_extract's): each span is settled when it ends (`settle(span)` sets its [slot, start, end]
+    edges and gives where its text ends), a token whose start that text covers opens no span, and a token outside
+    `text` is no span's."""
     spans: list[list] = []
     current = None
+    consumed = 0      # the end of the text the settled spans read
+
+    def close():
+        nonlocal consumed
+        if current is not None and settle is not None:
+            consumed = max(consumed, settle(current))
+
     for tag, (start, end) in zip(tags, offsets):
         name = names[tag] if 0 <= tag < len(names) else "O"
-        if end <= start or name == "O":
+        if end <= start or name == "O" or (settle is not None and end > len(text)):
+            close()
             current = None
             continue
         kind, slot = name[0], name[2:]
@@ -67,8 +78,13 @@ def decode(tags, offsets, names: list[str], text=None) -> list[tuple[str, int, i
                 kind == "I" or (text is not None and _joins(text, current[2], start))):
             current[2] = end
             continue
+        close()
+        current = None
+        if start < consumed:
+            continue
         current = [slot, start, end]
         spans.append(current)
+    close()
     return [tuple(s) for s in spans]
 
 
@@ -182,28 +198,7 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
-    consumed = 0      # the end of the text a grown number span read
-    spans: list[list] = []
-    current = None
-    for tag, (start, end) in zip(tags, offsets):       # decode(), with the tokens a grown span read left out
-        name = names[tag] if 0 <= tag < len(names) else "O"
-        if end <= start or name == "O" or end > len(text):
-            current = None
-            continue
-        kind, slot = name[0], name[2:]
-        if current is not None and current[0] == slot and (kind == "I" or _joins(text, current[2], start)):
-            current[2] = end
-            continue
-        current = None
-        if spans and not spans[-1][3]:
-            consumed = max(consumed, _close(text, spans[-1], words))
-        if start < consumed:
-            continue
-        current = [slot, start, end, False]
-        spans.append(current)
-    if spans and not spans[-1][3]:
-        _close(text, spans[-1], words)
-    for slot, start, end, _ in spans:
+    for slot, start, end in decode(tags, offsets, names, text, settle=lambda span: _settle(text, span, words)):
         piece = text[start:end]
         if start >= end or piece in placeholders:
             continue
@@ -212,10 +207,11 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     return out
 
 
-def _close(text, span: list, words) -> int:
-    """Settle a decoded span's edges in place (slot_values_of's rules); gives where its text ends."""
+def _settle(text, span: list, words) -> int:
+    """Settle a decoded [slot, start, end] span's edges in place (slot_values_of's rules); gives where its text
+    ends."""
     from .slot_values import TYPE_DURATION, TYPE_LIST, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
-    slot, start, end, _ = span
+    slot, start, end = span
     start, end = trim_punctuation(text, start, end)
     kind = slot_type(words, slot)
     if kind == TYPE_WILDCARD:
@@ -235,7 +231,7 @@ def _close(text, span: list, words) -> int:
                 start = before
             elif skip and slot_values(words, slot, text[start + skip:end]):
                 start += skip
-    span[1], span[2], span[3] = start, end, True
+    span[1], span[2] = start, end
     return end
 
 
