@@ -9,39 +9,10 @@
  * requantization runs four output channels a vector. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#include "bertl14_linear_store.h"
 #if defined(BERTL14_USE_MVE)
 #include "bertl14_mve.h"
 #endif
-
-static inline int32_t ld_bias(const int32_t *b, uint32_t o)
-{
-    return (int32_t)bertl14_ld32(b + o);
-}
-
-/* y = rsr(acc * s * M, S) + B, then sat16 / sat32. |acc| < 2^31, s <= 66050 (< 2^17), M < 2^15. */
-static inline int64_t requant(int32_t acc, uint32_t s, int32_t mult, int32_t shift, int32_t bias)
-{
-    return bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
-}
-
-/* The general requantized store (out of line: one copy for every caller). */
-static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
-                          int32_t shift, int32_t bias)
-{
-    const int64_t v = requant(acc, s, mult, shift, bias);
-    if (y16) {
-        y16[idx] = (int16_t)bertl14_sat16(v);
-    } else {
-        y32[idx] = bertl14_sat32(v);
-    }
-}
-
-
-/* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
-static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32_t out, uint32_t y_stride)
-{
-    return y_stride ? t * y_stride + o : bertl14_block_index(t, o, tokens, out);
-}
 
 #if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
@@ -367,22 +338,6 @@ static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t
  * dot products in one pass over its weight row, then nb requantized stores. With shift >= 33
  * (every layer of the converted models we measured: 35..40) and s * M < 2^31 a store is one SMMLA,
  * one shift, QADD, SSAT; otherwise the 64-bit formula. */
-static inline int32_t rq_fast(int32_t acc, uint32_t m, int32_t c, int32_t sh, int32_t bias)
-{
-    /* (acc * m + 2^(31+sh)) >> (32+sh) for sh >= 1 is (c + hi(acc * m)) >> sh with c = 2^(sh-1): one SMMLA
-     * (2^(31+sh) is a whole number of high words); |hi| < 2^30 and c <= 2^30 cannot overflow */
-    return bertl14_qadd(bertl14_smmla(acc, (int32_t)m, c) >> sh, bias);
-}
-
-static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
-{
-    if (y16) {
-        y16[idx] = (int16_t)bertl14_ssat(v, 16);
-    } else {
-        y32[idx] = v;
-    }
-}
-
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
                          uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
 {

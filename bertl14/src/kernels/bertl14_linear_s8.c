@@ -16,29 +16,7 @@
 #include "bertl14_acle_emul.h"
 
 #if defined(BERTL14_WEIGHTS_INT8)   /* an INT16 library does not carry it (tests/lib/test_footprint.py) */
-
-static inline int32_t ld_bias(const int32_t *b, uint32_t o)
-{
-    return (int32_t)bertl14_ld32(b + o);
-}
-
-/* The general requantized store: y = rsr(acc * s * M, S) + B, sat16 / sat32 (out of line: one copy). */
-static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
-                          int32_t shift, int32_t bias)
-{
-    const int64_t v = bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
-    if (y16) {
-        y16[idx] = (int16_t)bertl14_sat16(v);
-    } else {
-        y32[idx] = bertl14_sat32(v);
-    }
-}
-
-/* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
-static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32_t out, uint32_t y_stride)
-{
-    return y_stride ? t * y_stride + o : bertl14_block_index(t, o, tokens, out);
-}
+#include "bertl14_linear_store.h"
 
 /* Portable: one token's dot product over the block layout (full chunks with the swizzle undone, then the tail). */
 static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32_t tokens, uint32_t in)
@@ -183,22 +161,6 @@ static inline void dot_small(const int8_t *w, const int16_t *px, uint32_t chunks
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
-}
-
-static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
-{
-    if (y16) {
-        y16[idx] = (int16_t)bertl14_ssat(v, 16);
-    } else {
-        y32[idx] = v;
-    }
-}
-
-/* rsr(acc * m, 32 + sh) + bias, sat32, for sh >= 1 and |acc * m| < 2^62: (c + hi(acc * m)) >> sh with
- * c = 2^(sh-1) is one SMMLA (2^(31+sh) is a whole number of high words), a shift and QADD. */
-static inline int32_t rq_fast(int32_t acc, uint32_t m, int32_t c, int32_t sh, int32_t bias)
-{
-    return bertl14_qadd(bertl14_smmla(acc, (int32_t)m, c) >> sh, bias);
 }
 
 /* |a| for a >= 0, |a| - 1 below: a << j fits int32 iff mag(a) >> (31 - j) is 0. */
