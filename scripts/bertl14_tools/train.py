@@ -979,7 +979,7 @@ def write_model_card(out: Path, s: dict) -> None:
     r, t = s["results"], s.get("training", {})
     ds = t.get("dataset", {})
     data_cmd = (f"bertl14 dataset --lang {ds.get('lang', '?')} --out {t.get('data', 'DATA')} --per-intent {ds.get('per_intent', '?')} "
-                f"--seed {ds.get('seed', '?')} --val-fraction {ds.get('val_fraction', '?')}"
+                f"--seed={ds.get('seed', '?')} --val-fraction {ds.get('val_fraction', '?')}"
                 + (" --split first" if ds.get("split", "first") == "first" else "")   # the older data's split
                 + (f" --mask-names {ds['mask_names']}" if ds.get("mask_names") else "")
                 + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else "")
@@ -1085,7 +1085,7 @@ def write_model_card(out: Path, s: dict) -> None:
         epochs += f", `--balance {t['balance']}`"
     else:
         epochs = f"{t.get('epochs')} epochs"
-    lines += ["", f"Training: {epochs}, seed {t.get('seed')}, `none` weight {t.get('none_weight', 1.0)}, "
+    lines += ["", f"Training: {epochs}, random seed={t.get('seed')}, `none` weight {t.get('none_weight', 1.0)}, "
               + (f"word dropout {t['word_dropout']}, " if t.get("word_dropout") else "")
               + (f"slot loss weight {t['slot_weight']}, " if t.get("slot_tags") else "")
               + f"{t.get('train_seconds')} s of training" + (f", distilled from `{t['teacher']}`" if t.get("teacher") else "") + ".", "",
@@ -1156,7 +1156,7 @@ def command_line(args) -> str:
         parts += ["--teacher", args.teacher]
     if args.augment:
         parts += ["--augment", str(args.augment)]
-    parts += ["--epochs", str(args.epochs), "--seed", str(args.seed)]
+    parts += ["--epochs", str(args.epochs), f"--seed={args.seed}"]
     if args.threads is not None:
         parts += ["--threads", str(args.threads)]
     if not args.calibrate:
