@@ -253,3 +253,31 @@ def test_ci_run_fails_early_inside_another_workspace(tmp_path):
     assert proc.returncode != 0
     assert f"error: {msg}" in proc.stderr, proc.stderr
     assert not (clone / ".venv").exists()   # failed before the python step
+
+
+def tracked_text_files():
+    """The repository's tracked files (the working tree's files when this is not a git checkout)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        names = [n for n in listed.stdout.decode().split("\0") if n]
+    else:
+        skip = {".git", ".venv", "build", "__pycache__"}
+        names = [str(p.relative_to(REPO)) for p in REPO.rglob("*")
+                 if p.is_file() and not skip.intersection(p.relative_to(REPO).parts)]
+    for name in names:
+        path = REPO / name
+        if path.is_file() and path.suffix not in {".png", ".safetensors", ".bin", ".bl14"}:
+            try:
+                yield name, path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+
+
+def test_the_product_states_requirements_not_history():
+    # code, comments, help texts, model cards and docs say what is required, never which ticket or run asked for it
+    # (the pattern is spelled in pieces so that this line does not match itself)
+    words = ("issue", "seed", "session")
+    history = re.compile("|".join(rf"{w} [0-9]" for w in words) + r"|\(" + words[0], re.IGNORECASE)
+    found = [f"{name}:{n}: {line.strip()[:100]}" for name, text in tracked_text_files()
+             for n, line in enumerate(text.splitlines(), 1) if history.search(line)]
+    assert not found, "\n".join(found)
