@@ -7,7 +7,8 @@
  * it covers the text from its first token's start to its last token's end, without clause punctuation at its
  * edges (a wildcard's: widened to whole words; a number's, duration's or list's: over the number words or Chinese
  * numerals that follow when that still reads as a value, the tokens it grew over opening no span; one that reads
- * as nothing: with the article or Chinese numerals before it, or without the article it starts with).
+ * as nothing: with the article or Chinese numerals before it, or without the article it starts with; a duration's:
+ * over the Chinese numerals and units before it when the whole reads as a duration, "一个" + "半小时").
  * settle_span has the rule.
  */
 #include <string.h>
@@ -151,11 +152,20 @@ static uint32_t zh_number_extent(const char *text, uint32_t len, uint32_t end)
     return end;
 }
 
-/* A span's start over the Chinese numerals and units right before it (tagging.zh_number_start). */
-static uint32_t zh_number_start(const char *text, uint32_t len, uint32_t start)
+/* A span's start over the Chinese numerals and units right before it ("两个" + "小时"): the farthest such start
+   from which the longer span reads as a value of its slot, trying the nearer ones when it does not ("设置一个" +
+   "两小时" reads from "两"); start if none does (tagging.zh_number_start). */
+static uint32_t zh_number_start(const uint32_t *table, const char *slot, const char *text, uint32_t len,
+                                uint32_t start, uint32_t end)
 {
-    while (start >= 3u && zh_char_at(text, len, start - 3u) != 0u) {
-        start -= 3u;
+    uint32_t farthest = start;
+    while (farthest >= 3u && zh_char_at(text, len, farthest - 3u) != 0u) {
+        farthest -= 3u;
+    }
+    for (uint32_t s = farthest; s < start; s += 3u) {
+        if (has_value(table, slot, text + s, end - s)) {
+            return s;
+        }
     }
     return start;
 }
@@ -163,7 +173,8 @@ static uint32_t zh_number_start(const char *text, uint32_t len, uint32_t start)
 /* Settle a decoded span's edges: clause punctuation off; a wildcard to whole words; a number, duration or list over
    the number words (or Chinese numerals) that follow when that still reads as a value ("one hundred" + "and
    twenty", "二十" + "三"), and, when it still reads as nothing, with the article or Chinese numerals before it ("a
-   minute", "两个小时") or without the article it starts with ("a 3 minute"). */
+   minute", "两个小时") or without the article it starts with ("a 3 minute"); a duration over the Chinese numerals
+   and units before it when the whole still reads as a duration ("一个" + "半小时": hours=1 minutes=30). */
 static void settle_span(const uint32_t *table, const char *slot, const char *text, uint32_t text_len,
                         uint32_t *start, uint32_t *end)
 {
@@ -184,7 +195,7 @@ static void settle_span(const uint32_t *table, const char *slot, const char *tex
         if (!has_value(table, slot, text + *start, *end - *start)) {
             uint32_t before = article_before(text, *start);
             if (before == *start) {
-                before = zh_number_start(text, text_len, *start); /* "两个" + "小时" */
+                before = zh_number_start(table, slot, text, text_len, *start, *end); /* "两个" + "小时" */
             }
             const uint32_t skip = article_at(text, *start, *end);
             if (before != *start && has_value(table, slot, text + before, *end - before)) {
@@ -192,6 +203,8 @@ static void settle_span(const uint32_t *table, const char *slot, const char *tex
             } else if (skip != 0u && has_value(table, slot, text + *start + skip, *end - *start - skip)) {
                 *start += skip;
             }
+        } else if (type == BERTL14_SLOT_TYPE_DURATION) {
+            *start = zh_number_start(table, slot, text, text_len, *start, *end); /* "一个" + "半小时" */
         }
     }
 }

@@ -177,12 +177,15 @@ def zh_number_extent(text, end: int) -> int:
     return end
 
 
-def zh_number_start(text, start: int) -> int:
+def zh_number_start(text, start: int, reads) -> int:
     """Where a span starting at `start` starts when it takes in the Chinese numerals and units right before it
-    ("两个" + "小时")."""
-    while start > 0 and (n := _zh_char_at(text, start, True)):
-        start -= n
-    return start
+    ("两个" + "小时"): the farthest such start from which `reads(new_start)` (the longer span reads as a value),
+    trying the nearer ones when it does not ("设置一个" + "两小时" reads from "两"); `start` if none does."""
+    starts, s = [], start
+    while s > 0 and (n := _zh_char_at(text, s, True)):
+        s -= n
+        starts.append(s)
+    return next((s for s in reversed(starts) if reads(s)), start)
 
 
 def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> dict:
@@ -193,7 +196,8 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     numerals and units) that follow when the longer span still reads as a value, and a token that growth covered opens no span of its own ("an hour" grown
     to "an hour and a half": "half" tagged seconds is not read again); a span that still reads as nothing takes the
     article right before it ("a minute") or the Chinese numerals before it ("两个" + "小时"), or drops the article
-    it starts with ("a 3 minute"), when that reads as a value. `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
+    it starts with ("a 3 minute"), when that reads as a value; a duration's takes the Chinese numerals and units
+    before it when the whole still reads as a duration ("一个" + "半小时": hours=1 minutes=30). `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
     from .slot_values import build_value_table, slot_values
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
@@ -222,15 +226,18 @@ def _settle(text, span: list, words) -> int:
             whole = zh_number_extent(text, end)                   # "二十" + "三"
         if whole != end and slot_values(words, slot, text[start:whole]):
             end = whole
-        if not slot_values(words, slot, text[start:end]):
+        reads = lambda s: bool(slot_values(words, slot, text[s:end]))
+        if not reads(start):
             before = article_before(text, start)                  # "a" + "minute"
             if before == start:
-                before = zh_number_start(text, start)             # "两个" + "小时"
+                before = zh_number_start(text, start, reads)      # "两个" + "小时"
             skip = _article_at(text, start, end)                  # "a 3 minute" -> "3 minute"
-            if before != start and slot_values(words, slot, text[before:end]):
+            if before != start and reads(before):
                 start = before
-            elif skip and slot_values(words, slot, text[start + skip:end]):
+            elif skip and reads(start + skip):
                 start += skip
+        elif kind == TYPE_DURATION:
+            start = zh_number_start(text, start, reads)           # "一个" + "半小时": the whole duration
     span[1], span[2] = start, end
     return end
 
