@@ -1,6 +1,6 @@
 """Slot tags: training targets from dataset spans, and the device's decoding rule back to spans and values."""
-from bertl14_tools import tagging
-from bertl14_tools.slot_values import default_spec
+from bertl14_tools.reference import tagging
+from bertl14_tools.model.slot_values import default_spec
 
 NAMES = tagging.tag_names(["minutes", "hours", "item", "name"])
 IDX = {t: i for i, t in enumerate(NAMES)}

@@ -23,11 +23,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
+from ..registry.domains import INTENT_DOMAINS_FILE, NONE_LABEL
 
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).parent   # the hand-written data files beside this module (package data)
 LANGUAGES = ("en", "zh-CN")
-NONE_LABEL = "none"
 ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (docs/registry.md)
 # `--mask-names`: the placeholder the device's registry matcher writes in place of a known name
 # (registry.PLACEHOLDERS: "[NAME]", "[AREA]", "[FLOOR]"; the name's bytes replaced, no spaces added).
@@ -835,7 +835,7 @@ def slot_spec(lang: str, slots, intent_files: list[str] | None = None, builtin: 
     Written to the model folder as slots.json; the converter compiles it for the device."""
     from hassil.expression import ListReference, RuleReference
     from hassil.intents import RangeSlotList, TextSlotList
-    from .slot_values import default_spec
+    from ..model.slot_values import default_spec
     spec = default_spec(lang) if builtin else {"lang": lang, "slots": {}}
     wanted = sorted(set(slots))
     intents = load_intents(lang, intent_files, builtin)
@@ -938,7 +938,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def read_jsonl(path) -> list[dict]:
     """The objects of a JSON-lines file (textio.read_jsonl: UTF-8, errors naming file:line)."""
-    from .textio import read_jsonl as read
+    from ..textio import read_jsonl as read
     return read(path)
 
 
@@ -967,7 +967,7 @@ def run(args) -> int:
     for line in few_sentences_lines(s["sentences_per_label"]) if args.json else []:
         print(line, file=sys.stderr)
     if args.json:
-        from .ui import emit_json
+        from ..ui import emit_json
         emit_json({"out": str(out), **s})
         return 0
     print(f"{out}: {s['train']} train, {s['validation']} validation, {s['ood_eval']} held-out out-of-domain; "
@@ -1003,7 +1003,7 @@ def few_sentences_lines(counts: dict[str, int]) -> list[str]:
 def register(subparsers) -> None:
     p = subparsers.add_parser("dataset", help="expand intent templates into train/validation JSONL",
                               description=__doc__.splitlines()[0])
-    from . import ui
+    from .. import ui
     p.add_argument("--lang", required=True, choices=LANGUAGES, help="language of the sentences")
     p.add_argument("--out", required=True, help="output folder (train.jsonl, validation.jsonl, ood.jsonl, stats.json)")
     p.add_argument("--per-intent", type=ui.positive_int, default=1000, metavar="N",
@@ -1036,3 +1036,15 @@ def register(subparsers) -> None:
     ui.add_output_options(p, 'print the folder\'s stats.json figures as one JSON object ({"out", "train", '
                              '"validation", "intents", "sentences_per_label", ...}) instead of the summary')
     p.set_defaults(func=run)
+
+
+def write_intent_domains(folder: str | Path, dataset_stats: dict) -> Path | None:
+    """intent_domains.json of a model trained on a `bertl14 dataset` (its stats.json: language, intents files),
+    from the same templates (intent_domains); nothing without a language."""
+    lang = dataset_stats.get("lang")
+    if not lang:
+        return None
+    path = Path(folder) / INTENT_DOMAINS_FILE
+    table = intent_domains(lang, dataset_stats.get("intent_files") or None)
+    path.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from .errors import UserError
-from .textio import read_text, yaml_error
+from ..errors import UserError, yaml_error
+from ..textio import read_text
 
 OPENING = {")": "(", "]": "[", "}": "{", ">": "<"}
 

@@ -30,7 +30,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
+from .workload import _ids, macs
 
 STAGE_GROUPS = {                      # the report's stages <- the library's profile stages
     "tokenize": ("tokenize",),
@@ -43,26 +45,6 @@ STAGE_GROUPS = {                      # the report's stages <- the library's pro
     "other": ("other",),
 }
 LINEAR_STAGES = ("qkv", "attn_out", "ffn_up", "ffn_down")
-
-
-def macs(dims: dict, n: int) -> dict[str, int]:
-    """Multiply-accumulates of one sentence of n tokens, by stage."""
-    L, H, I = dims["layers"], dims["hidden"], dims["intermediate"]
-    A = dims["heads_kept"] * dims["head_dim"]
-    C = dims.get("num_labels", 0)
-    out = {"qkv": L * n * 3 * H * A, "attn_out": L * n * A * H, "ffn_up": L * n * H * I,
-           "ffn_down": L * n * I * H, "scores": L * n * n * A, "context": L * n * n * A,
-           "classifier": (H * H + H * C) if C else 0}
-    out["total"] = sum(out.values())
-    return out
-
-
-def _ids(model, n: int) -> list[int]:
-    """[CLS] + n-2 word ids of a real sentence (repeated) + [SEP]."""
-    base = model.encode("turn on the kitchen light and set the living room temperature to twenty degrees")
-    words = base[1:-1] or [base[0]]
-    body = (words * (n // len(words) + 1))[: n - 2]
-    return [base[0]] + body + [base[-1]]
 
 
 def _code_bytes(build_dir: Path, board: str = "mps2_an500") -> int:
@@ -79,7 +61,7 @@ def public_test_file() -> Path | None:
     """The public English test set, if present ($BERTL14_TEST_DATA or <repo>/../shared/data/ha-intents-tests,
     en.jsonl): evaluation only."""
     import os
-    root = Path(os.environ.get("BERTL14_TEST_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data" / "ha-intents-tests")
+    root = Path(os.environ.get("BERTL14_TEST_DATA") or REPO_ROOT.parent / "shared" / "data" / "ha-intents-tests")
     f = root / "en.jsonl"
     return f if f.is_file() else None
 
@@ -90,7 +72,7 @@ def median_test_sentence(model) -> str | None:
     f = public_test_file()
     if f is None:
         return None
-    from .textio import read_jsonl
+    from ..textio import read_jsonl
     texts = [r["text"] for r in read_jsonl(f, "public test file", need=("text",))]
     ranked = sorted(texts, key=lambda t: (len(model.encode(t)), t))
     return ranked[len(ranked) // 2] if ranked else None
@@ -117,7 +99,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
         mark = t.mark_instructions()
         prof = {n: t.infer_ids(_ids(model, n)) for n in seq_lens}
         tok = t.infer_text("turn on the kitchen light")           # the tokenizer's share, one sentence
-    from .workbuf import plan
+    from ..model.workbuf import plan
 
     def wb(n: int) -> int:                         # bertl14_required_work_buffer_size at max_seq_len n
         return plan(dims["hidden"], dims["heads_kept"], dims["head_dim"], dims["intermediate"],
@@ -170,7 +152,7 @@ def run_engine(model, kernels: str, seq_lens: list[int], board: str, shift: int,
 
 # ---- float32 naive baseline (bench/float32_naive) ---------------------------------------------
 
-FLOAT_SRC = Path(__file__).resolve().parents[2] / "bench" / "float32_naive"
+FLOAT_SRC = REPO_ROOT / "bench" / "float32_naive"
 
 
 def _c_array(ctype: str, name: str, a) -> str:
@@ -222,7 +204,7 @@ FLOAT_RAM_RESERVE = 384 * 1024       # of the board's RAM, kept for the float32 
 def float_ram_limit(board: str) -> int:
     """Bytes the float32 image's static buffers may take: the board's RAM region (board.yml, board_fit) less
     FLOAT_RAM_RESERVE."""
-    from .board_fit import region_size
+    from ..model.board_fit import region_size
     return region_size(board, "RAM") - FLOAT_RAM_RESERVE
 
 
@@ -237,7 +219,8 @@ def float_naive_bytes(dims: dict, n: int) -> int:
 def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> list[dict]:
     import os
     import numpy as np
-    from . import float_engine, qemu_target
+    from ..model import float_engine
+    from . import qemu_target
     max_len = max(seq_lens)
     fm = model.fm
     key = f"{model.path}-{max_len}".encode()
@@ -305,7 +288,8 @@ def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bo
     import hashlib
     import importlib.util
     import numpy as np
-    from . import cengine, qemu_target
+    from ..reference import cengine
+    from . import qemu_target
     rows = []
     dims = model.manifest["dims"]
     eng = cengine.CEngine(converted, max_seq_len=max(seq_lens), kernels="portable")
@@ -361,7 +345,8 @@ def shape_twin(source: Path, positions: int = TWIN_POSITIONS) -> Path:
     import hashlib
     import numpy as np
     from safetensors.numpy import load_file, save_file
-    from . import hf, qemu_target
+    from ..model import hf
+    from . import qemu_target
     source = Path(source).resolve()
     key = hashlib.sha256(b"".join(p.read_bytes() for p in hf.input_files(source))).hexdigest()[:12]
     out = qemu_target._cache() / f"twin-{source.name}-{positions}-{key}"
@@ -418,8 +403,8 @@ def model_weights(model) -> str:
 
 def run(args) -> int:
     from . import qemu_target
-    from .convert import ConvertOptions
-    from .modelio import open_model as _open
+    from ..model.convert import ConvertOptions
+    from ..model.folder import open_model as _open
 
     def open_model(path, progress=True):   # a Hugging Face folder converted with --weights (a converted one as is)
         return _open(path, ConvertOptions(quantize=args.weights) if args.weights else None, progress=progress)
@@ -531,7 +516,7 @@ def run(args) -> int:
             str(n): float_naive_bytes(dims, n) for n in float_skipped}, "ram_limit": ram_limit}
     report["ratios"] = ratios(results)
     if args.json:
-        from .ui import emit_json
+        from ..ui import emit_json
         emit_json(report)
     else:
         _print_table(report)
@@ -605,7 +590,7 @@ def peer_section(rep: dict, met) -> list[str]:
     rows = {r["seq_len"]: r for r in rep["results"] if r["engine"] == "tflm-cmsis-nn"}
     dsp = {r["seq_len"]: r for r in rep["results"] if r["engine"] == "bertl14-dsp" and not r.get("sentence")}
     lines += [
-        "What runs: the same model exported to an int8 `.tflite` by `scripts/bertl14_tools/tflite_export.py` (no "
+        "What runs: the same model exported to an int8 `.tflite` by `scripts/bertl14_tools/model/tflite_export.py` (no "
         "TensorFlow: the flatbuffer is written with the `flatbuffers` package and the TFLite schema bindings of the "
         "pinned tflite-micro sources). Full-integer post-training quantization as TensorFlow Lite's converter does it "
         "with a representative dataset (the model's calibration sentences, those `bertl14 convert` calibrates on): "
@@ -707,7 +692,7 @@ def measuring_on_a_board(rep: dict) -> list[str]:
 def write_report(rep: dict, out: Path) -> None:
     """docs/benchmarks.md and the PNG plots (plots.py: instructions against tokens on log axes, the typed sentence
     marked; each stage's share of the instructions)."""
-    from .plots import bench_instructions_png, bench_stages_png
+    from ..train.plots import bench_instructions_png, bench_stages_png
     out.mkdir(parents=True, exist_ok=True)
     clock = rep.get("clock")
     bench_instructions_png({**rep, "cpu_hz": clock["hz"] if clock else None}, out / "bench_instructions.png")
@@ -895,7 +880,7 @@ def write_report(rep: dict, out: Path) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("bench", help="instructions, memory and flash on an emulated board",
                               description=__doc__.split("\n\n")[0])
-    from . import ui
+    from .. import ui
     from .qemu_target import qemu_boards
     p.add_argument("--board", default="mps2_an500", choices=qemu_boards(),   # the boards whose board.yml names a QEMU machine
                    help="the emulated board to measure on (default mps2_an500, the Cortex-M7)")

@@ -25,10 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
 
 PEER = "tflm-cmsis-nn"
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 IMAGE_SRC = REPO / "bench" / "tflm_cmsis_nn"
 KERNEL_TOKENS = 32            # the token block of the kernel rows, as the bertl14 kernel rows
 SOFTMAX_ROWS = (32, 128)
@@ -36,7 +37,7 @@ SOFTMAX_ROWS = (32, 128)
 
 def missing_reason() -> str | None:
     """None when the peer can be built (TFLM, CMSIS-NN, the flatbuffers package), else what to get."""
-    from . import tflite_export
+    from ..model import tflite_export
     return tflite_export.missing_reason()
 
 
@@ -49,8 +50,8 @@ _exports: dict = {}
 
 
 def exporter(model):
-    """tflite_export.Export of a model (modelio.Model), calibrated once a process."""
-    from . import tflite_export
+    """tflite_export.Export of a model (folder.Model), calibrated once a process."""
+    from ..model import tflite_export
     key = str(Path(model.path).resolve())
     if key not in _exports:
         _exports[key] = tflite_export.Export(model.fm, tflite_export.calibration_ids(model))
@@ -147,7 +148,9 @@ def code_bytes(elf: Path) -> int:
 def agreement(model, texts: list[str], gold: list[str] | None, progress: bool) -> dict:
     """Best intents of the peer (host runner) and of the bertl14 library (its bit-exact reference) against the
     float model's, on the same token ids of `texts` (no registry)."""
-    from . import float_engine, reference, ui
+    from ..model import float_engine
+    from ..reference import integer as reference
+    from .. import ui
     ex = exporter(model)
     runner = build_host_runner(progress)
     ids = [model.encode(t) for t in texts]
@@ -213,7 +216,7 @@ def _invoke(t, cmd: str, ids: list[int], n: int) -> dict[str, str]:
 def run_peer(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> dict:
     """The peer's rows at seq_lens (each <= the model's positions), its kernel rows and flash."""
     from . import qemu_target
-    from .bench import _ids, macs
+    from .workload import _ids, macs
     elf, sizes = build_image(model, seq_lens, board, progress)
     dims = model.manifest["dims"]
     rows, kernels, loaded = [], {}, {}
@@ -274,7 +277,7 @@ def run_bench(model, seq_lens: list[int], board: str, shift: int, progress: bool
         out.update(run_peer(model, lens, board, shift, progress))
         out.pop("elf", None)
     if data is not None:
-        from .textio import read_jsonl
+        from ..textio import read_jsonl
         recs = read_jsonl(data, "--agreement-data file", need=("text",))
         gold = [str(r["intent"]) for r in recs] if all("intent" in r for r in recs) else None
         out["agreement"] = {"data": data.name, **agreement(model, [r["text"] for r in recs], gold, progress)}

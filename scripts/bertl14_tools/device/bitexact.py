@@ -3,7 +3,7 @@
 For every sentence of a JSON-lines file ("text" field): the token ids and their byte offsets of the C
 tokenizer against the Python tokenizer, then the INT8 last hidden state of every token with its row
 scales (the [CLS] row is the seed's embedding), the logits, label and score and, for a model with a
-token classifier, every token's tag logits and tag of the C encoder against reference.py on the same
+token classifier, every token's tag logits and tag of the C encoder against reference/integer.py on the same
 ids. Prints the number of sentences and of mismatches (with the first mismatching sentences) and
 exits 1 on any mismatch.
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 
 MAX_SHOWN = 10
 
@@ -46,7 +46,7 @@ def hassil_sentences(n: int, seed: int = 0, zh_fraction: float = 0.4) -> list[st
     """n distinct sentences expanded from the home-assistant-intents templates (our slot lists):
     English and Chinese (zh-CN), in a seeded order. Not the public test set."""
     import random
-    from .data import build_dataset
+    from ..data.dataset import build_dataset
     out = []
     for lang, count in (("en", n - int(n * zh_fraction)), ("zh-CN", int(n * zh_fraction))):
         if count <= 0:
@@ -70,7 +70,7 @@ def _texts(path, limit: int | None) -> list[str]:
         except ValueError:
             raise UserError(f"--data {path}: use hassil:N with N a number of sentences") from None
         return hassil_sentences(n)
-    from .textio import read_jsonl_numbered
+    from ..textio import read_jsonl_numbered
     texts = [r["text"] for _, r in read_jsonl_numbered(path, "--data", need=("text",))]
     return texts[:limit] if limit else texts
 
@@ -122,8 +122,8 @@ class MatcherPair:
     """The registry compiled for the model, matched by C (host build) and by registry.Matcher."""
 
     def __init__(self, path, model, max_slots: int):
-        from .cengine import RegistryMatcher
-        from .infer import Entities
+        from ..reference.cengine import RegistryMatcher
+        from ..reference.infer import Entities
         self.entities = Entities(path, model, "ref", max_slots)   # the Python matcher
         self.c = RegistryMatcher(self.entities.words, self.entities.matcher_vocab)
         self.max_slots = max_slots
@@ -147,13 +147,13 @@ class MatcherPair:
 
 def check_host(model, texts: list[str], kernels: str, progress: bool = True,
                matchers: MatcherPair | None = None) -> Report:
-    from . import cengine, reference
+    from ..reference import cengine, integer as reference
     eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len, kernels=kernels)
     qm = model.qm
     rep = Report(kernels)
     it = texts
     if progress:
-        from .ui import progress as bar
+        from ..ui import progress as bar
         it = bar(texts, desc=f"check-bitexact host/{kernels}", unit="sentence")
     for text in it:
         probs = []
@@ -201,12 +201,13 @@ def compare_target(text: str, model, r, ref, qm) -> list[str]:
 
 def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500", progress: bool = True,
                matchers: MatcherPair | None = None) -> Report:
-    from . import qemu_target, reference
+    from . import qemu_target
+    from ..reference import integer as reference
     elf = qemu_target.build_image(model.path, kernels, model.max_seq_len, board=board, quiet=not progress)
     rep = Report(kernels)
     it = texts
     if progress:
-        from .ui import progress as bar
+        from ..ui import progress as bar
         it = bar(texts, desc=f"check-bitexact qemu/{kernels}", unit="sentence")
     with qemu_target.QemuTarget(elf, board=board) as target:
         for text in it:
@@ -225,8 +226,8 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
 
 
 def run(args) -> int:
-    from .modelio import open_model
-    from .ui import emit_json, show_progress
+    from ..model.folder import open_model
+    from ..ui import emit_json, show_progress
     if args.target == "qemu":                 # the board and its kernel sets first: their errors before any work
         from . import qemu_target
         args.board = args.board or "mps2_an500"
@@ -284,7 +285,7 @@ def register(subparsers) -> None:
     p.add_argument("--data", required=True, metavar="FILE.jsonl",
                    help="JSON lines with a \"text\" field, or hassil:N for N sentences expanded from the "
                         "home-assistant-intents templates (English and Chinese)")
-    from . import ui
+    from .. import ui
     p.add_argument("--target", choices=["host", "qemu"], default="host",
                    help="host: the library built with the host compiler; qemu: built for an emulated board (--board) "
                         "and run under QEMU (default host)")
@@ -300,7 +301,7 @@ def register(subparsers) -> None:
     p.add_argument("--entities", metavar="FILE", default=None,
                    help="registry YAML or *_home.json: also compare the C matcher with registry.Matcher, then "
                         "check the encoder on the masked text")
-    from .infer import MAX_SLOTS
+    from ..reference.infer import MAX_SLOTS
     p.add_argument("--max-slots", type=ui.int_range(0, 255), default=MAX_SLOTS, metavar="N",
                    help=f"names replaced per sentence with --entities (default {MAX_SLOTS}, the firmware's)")
     ui.add_output_options(p, 'one {"model", "target", "kernels", "sentences", "mismatches", "first_mismatches"} '

@@ -39,9 +39,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 IMAGE_SRC = REPO / "tests" / "target"
 TIMER_HZ = 25_000_000
 STAGES = ("other", "tokenize", "embed", "quant", "qkv", "scores", "softmax", "context", "attn_out",

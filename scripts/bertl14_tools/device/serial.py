@@ -9,7 +9,7 @@ socket://127.0.0.1:PORT. --qemu ELF boots a firmware built for a QEMU board (mps
 qemu_riscv32, ...: docs/boards.md) with its UART on a free loopback port and stops QEMU on exit. The protocol:
 docs/serial-protocol.md.
 
-`validate` checks every answer against the Python integer reference (reference.py, bit-exact with the C
+`validate` checks every answer against the Python integer reference (reference/integer.py, bit-exact with the C
 library): intent (with the device's min_score), score, token count, truncation and, with --dump, the
 INT8 [CLS] bytes, and with a registry in the firmware the names found (names=, name=, area=, floor=,
 entity_area=; the registry matcher's Python reference runs first). With --entities FILE (the registry the
@@ -24,10 +24,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import textio, ui
-from .errors import UserError
+from .. import REPO_ROOT
+from .. import textio, ui
+from ..errors import UserError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 BANNER_PREFIX = "bertl14 ready "
 ANSWER_PREFIXES = ("intent=", "error=", "ok ")
 DEFAULT_TIMEOUT = 20.0
@@ -280,7 +281,7 @@ def value_field(value) -> str:
 def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) -> dict[str, str]:
     """The answer's registry fields for the matcher's slots [(kind, index, start, end)] (protocol.c's put_slots):
     the first name of each kind, the entity's registered area, and how many names were found."""
-    from . import registry as R
+    from ..registry import names as R
     out = {"names": str(len(found))}
     first: dict[int, int] = {}
     for kind, index, _, _ in found:
@@ -296,15 +297,15 @@ def expected_slot_fields(found: list[tuple[int, int, int, int]], objects: dict) 
 
 
 class Reference:
-    """What the firmware must print for a sentence: reference.py on the model the firmware was built with, after
+    """What the firmware must print for a sentence: reference/integer.py on the model the firmware was built with, after
     the registry matcher (registry.Matcher, bit-exact with the C one) when the firmware has a registry, with the
     firmware's domain rule (`label_domains`: its bertl14_label_domains[], answer.classify_allowed) and threshold
     rule (answer.device_answer)."""
 
     def __init__(self, model_path: str | Path, min_score_milli: int, registry_words: list[int] | None = None,
                  max_names: int = 4, label_domains: list[int] | None = None):
-        from . import reference
-        from .modelio import open_model
+        from ..reference import integer as reference
+        from ..model.folder import open_model
         self.model = open_model(model_path)
         self.ref, self.qm = reference, self.model.qm
         self.labels = self.model.labels
@@ -313,7 +314,7 @@ class Reference:
         self.set_registry(registry_words, max_names, label_domains)
         self.values, self.value_keys = None, ()
         if self.model.tags:   # the firmware's value table and intents' slots, from the same files the converter read
-            from .tagging import ValueReader
+            from ..reference.tagging import ValueReader
             self.values = ValueReader(self.model.path, self.model.tags)
             self.value_keys = tuple(k for k in self.values.spec["slots"] if k not in SLOT_KEYS)
 
@@ -321,8 +322,8 @@ class Reference:
                      label_domains: list[int] | None = None) -> None:
         """Match names with this compiled table (None: no registry), at most max_names a sentence; with
         `label_domains` (label -> domain bits, registry.json's "label_domains"), the domain rule."""
-        from . import registry as R
-        from .modelio import read_model_parts
+        from ..registry import names as R
+        from ..model.folder import read_model_parts
         self.matcher, self.max_names = None, max_names
         self.words, self.label_domains = registry_words, label_domains
         if registry_words:
@@ -331,7 +332,7 @@ class Reference:
             self.objects = R.table_objects(registry_words)
 
     def expect(self, text: str) -> Expected:
-        from .answer import device_answer
+        from ..reference.answer import device_answer
         slots = {}
         if self.matcher is not None:
             st, out, found = self.matcher.match(text, self.max_names)
@@ -347,8 +348,9 @@ class Reference:
             values = self.values.read(text.encode("utf-8"), [int(t) for t in r.tags], offsets)
         label, score = int(r.label), int(r.score)
         if self.matcher is not None and self.label_domains:   # intent.c's apply_domains
-            from . import registry as R
-            from .answer import allowed_labels, classify_allowed, name_domain_mask
+            from ..registry import names as R
+            from ..reference.answer import allowed_labels, classify_allowed
+            from ..registry.domains import name_domain_mask
             names = name_domain_mask(R.entity_domain(self.words, i) for k, i, _, _ in found if k == R.KIND_NAME)
             allowed = allowed_labels(self.label_domains, names)
             if allowed is not None:
@@ -413,7 +415,7 @@ def default_model_for(elf: str | None) -> Path | None:
 
 
 def read_sentences(path: str, limit: int | None) -> list[dict]:
-    from .textio import read_jsonl_numbered
+    from ..textio import read_jsonl_numbered
     numbered = read_jsonl_numbered(path, "--data", need=("text", "intent"))
     items = [{"text": r["text"], "gold": str(r["intent"]), "record": r, "line": n} for n, r in numbered]
     return items[:limit] if limit else items
@@ -433,7 +435,7 @@ def device_registry(dev: Device, model_path: Path, entities: str | None, build_d
     """(compiled words or None, Registry or None, max names): the registry the firmware was built with, checked
     against its `:entities` list. With --entities FILE, FILE compiled for the model; otherwise the build's
     generated/registry/registry.json. A firmware without a registry gives (None, None, 0)."""
-    from . import registry as R
+    from ..registry import names as R
     on_device = dev.entities()
     max_names = int(dev.config.get("max_names", "4") or 4)
     if entities:
@@ -461,7 +463,7 @@ def device_registry(dev: Device, model_path: Path, entities: str | None, build_d
 def firmware_label_domains(model_path: Path, build_dir: Path | None) -> list[int] | None:
     """The firmware's bertl14_label_domains[] (the domain rule): what its build generated (registry.json), else
     what the model folder gives (registry.label_domains_for_model: its intent_domains.json)."""
-    from . import registry as R
+    from ..registry import names as R
     built = (build_dir / "generated" / "registry" / "registry.json") if build_dir else None
     if built is not None and built.is_file():
         data = json.loads(built.read_text(encoding="utf-8"))
@@ -480,8 +482,8 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
     correct = 0
     score = None
     if slot_registry is not None:
-        from .slots import SlotScore, expected_slots
-        from .registry import model_flags
+        from ..reference.slots import SlotScore, expected_slots
+        from ..registry.names import model_flags
         score = SlotScore(*model_flags(ref.model.path))
     for i, it in enumerate(ui.progress(items, desc="validate", unit="sentence", disable=not progress)):
         text = " ".join(it["text"].splitlines())   # one protocol line per sentence
@@ -545,7 +547,7 @@ def cmd_validate(args) -> int:
             return 1
         min_score = round(float(dev.config.get("min_score", "0")) * 1000)
         ref = Reference(model, min_score)
-        from .infer import check_labels
+        from ..reference.infer import check_labels
         check_labels([(it["line"], it["record"]) for it in items], ref.labels, args.data)
         if str(ref.model.max_seq_len) != dev.config.get("max_seq_len"):
             raise UserError(f"the firmware runs max_seq_len={dev.config.get('max_seq_len')} but --model "

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 from .quant import QLayer, QLayerNorm, QLinear, QuantModel
 
 MAGIC = b"BL14"
@@ -114,7 +114,6 @@ def _int32s(values) -> bytes:
 
 
 def _sections(qm: QuantModel) -> list[bytes]:
-    from .reference import pack_int4
     int8 = qm.weights == "int8"
     word = _le(pack_int4(qm.word_q), "u1") if qm.embedding == "int4" else _le(qm.word_q, "i1")
     secs = [word, _le(qm.word_scale, "<u2"), _le(qm.pos_q, "i1"), _le(qm.pos_scale, "<u2"),
@@ -377,7 +376,6 @@ def _check_params(hdr: dict, sec: dict, L: int, tagger: bool) -> None:
 
 def read_weights(blob: bytes) -> QuantModel:
     """The QuantModel a blob describes (inverse of pack_weights)."""
-    from .reference import unpack_int4
     hdr = check_weights(blob)
     table = hdr["table"]
     it = iter(range(len(table)))
@@ -485,3 +483,19 @@ def read_model_file(path) -> tuple[bytes, list[int]]:
     weights = payload[:wbytes]
     vocab = np.frombuffer(payload, dtype="<u4", offset=wbytes).astype(np.int64).tolist()
     return weights, vocab
+
+
+def pack_int4(q):
+    """int4 values [..., H] (-8..7) -> bytes [..., H/2], low nibble = even channel."""
+    q = np.asarray(q, np.int64)
+    lo, hi = q[..., 0::2] & 15, q[..., 1::2] & 15
+    return (lo | (hi << 4)).astype(np.uint8)
+
+
+def unpack_int4(b):
+    b = np.asarray(b, np.int64)
+    lo, hi = b & 15, (b >> 4) & 15
+    lo, hi = np.where(lo >= 8, lo - 16, lo), np.where(hi >= 8, hi - 16, hi)
+    out = np.empty(b.shape[:-1] + (b.shape[-1] * 2,), np.int64)
+    out[..., 0::2], out[..., 1::2] = lo, hi
+    return out

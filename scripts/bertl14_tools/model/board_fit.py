@@ -13,9 +13,10 @@ import functools
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 
 
 @functools.cache

@@ -1,7 +1,7 @@
 """`bertl14 convert`: a Hugging Face BERT folder -> a bertl14 model folder (C sources, model.bl14, manifest).
 
 Steps: load (hf.py) -> calibration sentences -> prune heads (prune.py) -> trim vocabulary (vocab_trim.py)
--> quantize (quant.py) -> pack (model_format.py) -> write through the jinja2 templates in templates/.
+-> quantize (quant.py) -> pack (model/blob.py) -> write through the jinja2 templates in templates/.
 The output is a pure function of the input files and the options: no timestamps, no absolute paths, so
 converting twice gives identical bytes.
 """
@@ -22,7 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from . import hf
-from .errors import UserError
+from ..errors import UserError
 from .floatmodel import FloatModel
 
 FORMAT_NAME = "bertl14-model-folder"
@@ -70,7 +70,7 @@ def sha256_file(path: Path) -> str:
 
 def read_texts(path: Path, what: str) -> list[str]:
     """Sentences from a file: JSON lines with a "text" field (or a JSON string), or plain text lines."""
-    from .textio import read_text
+    from ..textio import read_text
     texts = []
     for n, line in enumerate(read_text(path, f"{what} file").splitlines(), 1):
         line = line.strip()
@@ -119,9 +119,8 @@ def model_min_score_milli(model_dir: Path) -> int:
 
 def model_name_placeholders(model_dir: Path) -> bool:
     """Whether the model was trained on sentences with the registry's placeholders ([NAME], [AREA], [FLOOR]):
-    its training.json's `name_placeholders` (train.name_placeholders); false for a model that ships no
+    its training.json's `name_placeholders` (name_placeholders below); false for a model that ships no
     training.json. Written to manifest.json, where the firmware build reads it (cmake/registry.cmake)."""
-    from .train import name_placeholders
     path = model_dir / "training.json"
     if not path.is_file():
         return False
@@ -130,6 +129,17 @@ def model_name_placeholders(model_dir: Path) -> bool:
     except ValueError as exc:
         raise UserError(f"{path} is not valid JSON ({exc}): write it again with `bertl14 train --measure-only`") \
             from None
+
+
+def name_placeholders(info: dict) -> bool:
+    """Whether the model was trained on sentences with the registry's placeholders ([NAME], [AREA], [FLOOR]), from
+    its training.json: the build compiles a registry in only for such a model (cmake/registry.cmake)."""
+    if "name_placeholders" in info:
+        return bool(info["name_placeholders"])
+    training = info.get("training", {})
+    if "name_placeholders" in training:
+        return bool(training["name_placeholders"])
+    return bool(training.get("dataset", {}).get("mask_names"))
 
 
 def calibration_texts(model_dir: Path, opts: ConvertOptions, vocab: list[str]) -> tuple[list[str], str]:
@@ -169,18 +179,8 @@ def validate(fm_max_position: int | None, opts: ConvertOptions) -> None:
 # the other helpers' modules, each used in one place
 # ------------------------------------------------------------------------------------------------------
 
-def _need(module: str):
-    import importlib
-    try:
-        return importlib.import_module(f"bertl14_tools.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"bertl14_tools.{module}":
-            raise UserError(f"bertl14_tools.{module} is not in this checkout yet; update the checkout") from exc
-        raise
-
-
 def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: ConvertOptions):
-    quant = _need("quant")
+    from . import quant
     qopts = quant.QuantOptions(**quant_option_values(opts))
     return quant.quantize(fm, calib_ids, qopts, progress=opts.progress)
 
@@ -194,8 +194,8 @@ def quant_option_values(opts: ConvertOptions) -> dict:
 
 def make_tokenizer(fm: FloatModel):
     """The model's own WordPiece (the TOKENIZER helper's pure-Python BertTokenizer twin)."""
-    return _need("modelio").make_tokenizer(fm.vocab, fm.do_lower_case, fm.strip_accents,
-                                           fm.tokenize_chinese_chars)
+    from .tokenizer import make_tokenizer
+    return make_tokenizer(fm.vocab, fm.do_lower_case, fm.strip_accents, fm.tokenize_chinese_chars)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -426,9 +426,8 @@ def _convert(model_dir: Path, out_dir: Path, opts: ConvertOptions, step) -> dict
 def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, *, inputs: dict,
                        calib_source: str, calib_count: int, trim_report=None, importance=None,
                        model_dir: Path | None = None, step=lambda name: None) -> dict:
-    model_format = _need("model_format")
-    vocab_blob = _need("vocab_blob")
-    workbuf = _need("workbuf")
+    from . import blob as model_format
+    from . import vocab_blob, workbuf
 
     step("pack weights")
     blob = model_format.pack_weights(qm)  # a multiple of 4 bytes (docs/model-format.md)
@@ -580,7 +579,7 @@ def weight_groups(blob: bytes) -> dict:
 
 def add_convert_arguments(p: argparse.ArgumentParser) -> None:
     d = ConvertOptions()
-    from . import ui
+    from .. import ui
     p.add_argument("--max-seq-len", type=ui.int_range(8, 512), default=d.max_seq_len,
                    help=f"longest input incl. [CLS]/[SEP], 8..512 (default {d.max_seq_len})")
     p.add_argument("--weights", "--quantize", dest="quantize", default=d.quantize, choices=["int16", "int8"],
@@ -647,7 +646,7 @@ def print_result(args, manifest: dict) -> None:
     if warning:
         print(f"bertl14 convert: warning: {warning}", file=sys.stderr)
     if args.json:
-        from .ui import emit_json
+        from ..ui import emit_json
         emit_json({"out": str(args.out), "model": manifest.get("model"), "flash_bytes": manifest["flash_bytes"],
                    "work_buffer_bytes": manifest["work_buffer_bytes"], "max_seq_len": manifest["max_seq_len"],
                    "min_score_milli": manifest.get("min_score_milli"), "heads_kept": manifest.get("heads_kept"),

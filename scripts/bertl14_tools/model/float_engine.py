@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
 from .floatmodel import FloatModel
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

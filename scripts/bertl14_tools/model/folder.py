@@ -16,41 +16,11 @@ from functools import cached_property
 from pathlib import Path
 
 from . import hf
-from .errors import UserError
+from ..errors import UserError
 from .floatmodel import FloatModel
+from .tokenizer import Tokenizer, make_tokenizer
 
 CACHE_ENV = "BERTL14_CACHE"
-
-
-class Tokenizer:
-    """The model's own WordPiece (bertl14_tools.tokenizer, id for id HF's BertTokenizer)."""
-
-    def __init__(self, vocab: list[str], do_lower_case: bool, strip_accents, tokenize_chinese_chars: bool):
-        from .tokenizer import BertTokenizer
-        ids: dict[str, int] = {}
-        for i, piece in enumerate(vocab):
-            ids[piece] = i  # a duplicated piece maps to its last line, as BertTokenizer's load_vocab does
-        self.vocab = vocab
-        self.do_lower_case = do_lower_case
-        self._tok = BertTokenizer(ids, do_lower_case=do_lower_case, strip_accents=strip_accents,
-                                  tokenize_chinese_chars=tokenize_chinese_chars)
-
-    def encode(self, text: str, max_tokens: int) -> list[int]:
-        """[CLS] ... [SEP], at most max_tokens ids ([SEP] kept when truncated)."""
-        return self._tok.encode(text, max_tokens)[0]
-
-    def encode_full(self, text: str, max_tokens: int) -> tuple[list[int], bool]:
-        return self._tok.encode(text, max_tokens)
-
-    def encode_offsets(self, text: str, max_tokens: int) -> tuple[list[int], list[tuple[int, int]]]:
-        """[CLS] ... [SEP] ids and each token's byte span (start, end) in the UTF-8 text, as
-        bertl14_tokenize_offsets gives them ((0, 0) for [CLS] and [SEP])."""
-        ids, offsets, _ = self._tok.encode_offsets(text, max_tokens)
-        return ids, offsets
-
-
-def make_tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars) -> Tokenizer:
-    return Tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars)
 
 
 @dataclass
@@ -100,7 +70,7 @@ class Model:
     @cached_property
     def qm(self):
         """The QuantModel, read back from model.bl14 (what the C library runs)."""
-        from .model_format import read_weights
+        from .blob import read_weights
         return read_weights(read_model_parts(self.path / "model.bl14")[0])
 
     @property
@@ -137,8 +107,8 @@ class Model:
 
 def read_model_parts(path) -> tuple[bytes, list[int]]:
     """(weights blob, vocabulary section words) of a model.bl14 (the file checked by model_format, the vocabulary
-    section as bertl14_init checks it; the weights are checked where they are read: model_format.read_weights)."""
-    from .model_format import read_model_file
+    section as bertl14_init checks it; the weights are checked where they are read: blob.read_weights)."""
+    from .blob import read_model_file
     from .vocab_blob import check_section
     r = read_model_file(path)
     weights, words = (r.weights, r.vocab_words) if hasattr(r, "weights") else r
@@ -179,7 +149,7 @@ def cache_key(model_dir: Path, opts) -> str:
         h.update(p.name.encode() + b"\0" + sha256_file(p).encode() + b"\0")
     h.update(json.dumps(opts.public(), sort_keys=True).encode())
     pkg = Path(__file__).parent
-    for name in ("hf.py", "convert.py", "prune.py", "vocab_trim.py", "quant.py", "model_format.py",
+    for name in ("hf.py", "convert.py", "prune.py", "vocab_trim.py", "quant.py", "blob.py",
                  "vocab_blob.py", "workbuf.py"):
         if (pkg / name).is_file():
             h.update(hashlib.sha256((pkg / name).read_bytes()).digest())

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
-from .textio import decode, read_text
+from ..errors import UserError
+from ..textio import decode, read_text
 from .floatmodel import FloatLayer, FloatModel
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")

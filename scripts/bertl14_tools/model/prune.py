@@ -13,7 +13,7 @@ import numpy as np
 from tqdm import tqdm
 
 from . import float_engine
-from .errors import UserError
+from ..errors import UserError
 from .floatmodel import FloatLayer, FloatModel
 
 

@@ -130,7 +130,7 @@ def quantize_linear(w: np.ndarray, b: np.ndarray, f_in: int, f_out: int, name: s
                     weights: str = "int16") -> QLinear:
     """INT16 (or INT8) weights with one symmetric scale per output channel (capped for the int32 accumulator),
     the requantization multiplier/shift pair and the bias in Q(f_out): docs/numerics.md section 4."""
-    from .errors import UserError
+    from ..errors import UserError
     if weights not in WEIGHT_QMAX:
         raise UserError(f"weights {weights!r}: use int16 or int8")
     w = np.asarray(w, np.float64)
@@ -171,7 +171,7 @@ def quantize_linear(w: np.ndarray, b: np.ndarray, f_in: int, f_out: int, name: s
 
 
 def quantize_layernorm(gamma: np.ndarray, beta: np.ndarray, eps: float, f_r: int) -> QLayerNorm:
-    from .errors import UserError
+    from ..errors import UserError
     gamma, beta = np.asarray(gamma, np.float64), np.asarray(beta, np.float64)
     h = len(gamma)
     f_g = _exp_for(np.abs(gamma).max(), 32767)
@@ -231,7 +231,7 @@ def quantize(fm: FloatModel, calib_ids: list[list[int]], opts: QuantOptions | No
     """The integer model of docs/numerics.md from a float model and calibration token-id sequences."""
     from tqdm import tqdm
 
-    from .errors import UserError
+    from ..errors import UserError
     from .float_engine import forward
     opts = opts or QuantOptions()
     if opts.act_scale not in ("per_token", "per_tensor"):

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
 
 # ---- format constants (mirrored in bertl14/slots/bertl14_slot_values.c) ----------------------------------------------
 MAGIC = 0x564C5342  # bytes "BSLV" in little-endian memory
@@ -1018,12 +1019,12 @@ def render_c(words: list[int], name: str = "bertl14_slot_table", source: str = "
 
 
 # ---- the C module on the host ---------------------------------------------------------------------------------------
-SOURCES = (Path(__file__).resolve().parents[2] / "bertl14" / "slots" / "bertl14_slot_values.c",)
+SOURCES = (REPO_ROOT / "bertl14" / "slots" / "bertl14_slot_values.c",)
 
 
 def build_library(sanitize: tuple[str, ...] | list[str] = (), extra_flags: tuple[str, ...] | list[str] = ()) -> Path:
     """Build (or reuse) bertl14_slot_* as a host shared library of its own, as cbuild builds the registry."""
-    from . import cbuild
+    from .. import cbuild
     for src in SOURCES:
         if not src.exists():
             raise UserError(f"{src} not found: the slot value module is missing from this checkout")

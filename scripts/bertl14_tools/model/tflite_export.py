@@ -41,7 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from .. import REPO_ROOT
+from ..errors import UserError
 
 SCHEMA_PY = "tensorflow/lite/python/schema_py_generated.py"
 GELU_OP = "GeluApprox"
@@ -57,7 +58,7 @@ def modules_root() -> Path:
     if env:
         p = Path(env).expanduser().resolve()
         return p / "modules" if (p / "modules").is_dir() else p
-    return Path(__file__).resolve().parents[3] / "modules"
+    return REPO_ROOT.parent / "modules"
 
 
 def tflm_dir() -> Path:
@@ -514,7 +515,7 @@ class Export:
 
 
 def calibration_ids(model) -> list[list[int]]:
-    """The representative sentences of `model` (modelio.Model) as its token ids: calibration.jsonl of its
+    """The representative sentences of `model` (folder.Model) as its token ids: calibration.jsonl of its
     Hugging Face folder when there is one, else the converter's generated sentences."""
     from .convert import ConvertOptions, calibration_texts
     src = model.source_dir or model._find_source() or model.path

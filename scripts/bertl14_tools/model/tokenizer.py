@@ -29,7 +29,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 CONTINUATION_PREFIX = "##"
@@ -343,3 +343,33 @@ def hf_tokenize(vocab_path: str | Path, texts: list[str], max_tokens: int, lower
                                  clean_text=True, handle_chinese_chars=tokenize_chinese_chars)
     tok.enable_truncation(max_tokens)
     return [enc.ids for enc in tok.encode_batch(list(texts))]
+
+
+class Tokenizer:
+    """The model's own WordPiece (BertTokenizer above, id for id HF's BertTokenizer)."""
+
+    def __init__(self, vocab: list[str], do_lower_case: bool, strip_accents, tokenize_chinese_chars: bool):
+        ids: dict[str, int] = {}
+        for i, piece in enumerate(vocab):
+            ids[piece] = i  # a duplicated piece maps to its last line, as BertTokenizer's load_vocab does
+        self.vocab = vocab
+        self.do_lower_case = do_lower_case
+        self._tok = BertTokenizer(ids, do_lower_case=do_lower_case, strip_accents=strip_accents,
+                                  tokenize_chinese_chars=tokenize_chinese_chars)
+
+    def encode(self, text: str, max_tokens: int) -> list[int]:
+        """[CLS] ... [SEP], at most max_tokens ids ([SEP] kept when truncated)."""
+        return self._tok.encode(text, max_tokens)[0]
+
+    def encode_full(self, text: str, max_tokens: int) -> tuple[list[int], bool]:
+        return self._tok.encode(text, max_tokens)
+
+    def encode_offsets(self, text: str, max_tokens: int) -> tuple[list[int], list[tuple[int, int]]]:
+        """[CLS] ... [SEP] ids and each token's byte span (start, end) in the UTF-8 text, as
+        bertl14_tokenize_offsets gives them ((0, 0) for [CLS] and [SEP])."""
+        ids, offsets, _ = self._tok.encode_offsets(text, max_tokens)
+        return ids, offsets
+
+
+def make_tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars) -> Tokenizer:
+    return Tokenizer(vocab, do_lower_case, strip_accents, tokenize_chinese_chars)

@@ -17,7 +17,7 @@
       map_out        output characters: cp | (kind << 29), kind = word / punct / space, bit 31 = not in vocabulary
 
 The C tokenizer (bertl14/src/bertl14_tokenizer.c) reads exactly this; docs/tokenizer.md describes it for humans.
-The Unicode tables are generated from bertl14_tools.tokenizer (Python's unicodedata plus HF's deltas) and are
+The Unicode tables are generated from bertl14_tools.model.tokenizer (Python's unicodedata plus HF's deltas) and are
 limited to the vocabulary: a character is listed in the map only if its normalized form can be found in the
 vocabulary (or it is in the vocabulary itself); otherwise the C code's default (keep it, it makes its word
 [UNK]) already gives HF's result. Hangul syllables are decomposed arithmetically in C, not listed.
@@ -28,7 +28,7 @@ import functools
 import unicodedata
 
 from . import tokenizer as T
-from .errors import UserError
+from ..errors import UserError
 
 MAGIC = 0x4B4F5442  # bytes "BTOK" in little-endian memory
 VERSION = 1
@@ -284,13 +284,13 @@ def section_bytes(words: list[int]) -> bytes:
 
 def check_section(data) -> None:
     """Every check bertl14_init makes on a vocabulary section (bertl14_tokenizer_validate; docs/model-format.md,
-    "Checks"), in its order: raises model_format.ModelDataError with the status bertl14_init returns. `data`: the
+    "Checks"), in its order: raises blob.ModelDataError with the status bertl14_init returns. `data`: the
     section's little-endian bytes (their length is the array's size) or its uint32 words."""
     import struct
 
     import numpy as np
 
-    from .model_format import ERR_MODEL_CORRUPT, ERR_MODEL_FORMAT, ERR_MODEL_LAYOUT, ERR_MODEL_SIZE, ModelDataError
+    from .blob import ERR_MODEL_CORRUPT, ERR_MODEL_FORMAT, ERR_MODEL_LAYOUT, ERR_MODEL_SIZE, ModelDataError
     raw = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else struct.pack(f"<{len(data)}I", *data)
     if len(raw) < 4 * (256 + HEADER_WORDS) or len(raw) % 4:
         raise ModelDataError(ERR_MODEL_SIZE, f"vocabulary section of {len(raw)} bytes: shorter than its header or "

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 import numpy as np
 from tqdm import tqdm
 
-from .errors import UserError
+from ..errors import UserError
 from .floatmodel import FloatModel
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

@@ -1,6 +1,6 @@
 """Python mirror of `bertl14_required_work_buffer_size()` (bertl14/src/bertl14_encoder.c,
 `bertl14_plan`), byte for byte: the converter's manifest and `bertl14_config.h` use it, and the build checks a
-fixed CONFIG_BERTL14_WORK_BUFFER_SIZE against the manifest's figure (`python -m bertl14_tools.workbuf check`).
+fixed CONFIG_BERTL14_WORK_BUFFER_SIZE against the manifest's figure (`python -m bertl14_tools.model.workbuf check`).
 
 The plan: the residual stream h, keys and values of every token (int8 + per-head uint32 scales),
 then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
@@ -45,7 +45,7 @@ def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_lab
 def required_work_buffer_size(weights: bytes, max_seq_len: int) -> int:
     """Bytes bertl14_init needs for the weights blob `weights` at `max_seq_len` (0 if the blob fails bertl14_init's
     checks or max_seq_len is out of range, like the C function)."""
-    from .model_format import ModelDataError, check_weights
+    from .blob import ModelDataError, check_weights
     if not 1 <= max_seq_len <= MAX_SEQ:
         return 0
     try:
@@ -79,11 +79,11 @@ def check_build(manifest_path: str, configured: int) -> str | None:
 
 
 def main(argv=None) -> int:
-    """python -m bertl14_tools.workbuf check MANIFEST SIZE STAMP: the build step of check_build (writes STAMP)."""
+    """python -m bertl14_tools.model.workbuf check MANIFEST SIZE STAMP: the build step of check_build (writes STAMP)."""
     import sys
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 4 or args[0] != "check":
-        print("usage: python -m bertl14_tools.workbuf check MANIFEST_JSON CONFIGURED_BYTES STAMP_FILE", file=sys.stderr)
+        print("usage: python -m bertl14_tools.model.workbuf check MANIFEST_JSON CONFIGURED_BYTES STAMP_FILE", file=sys.stderr)
         return 2
     error = check_build(args[1], int(args[2]))
     if error:

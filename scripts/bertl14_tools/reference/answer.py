@@ -16,12 +16,10 @@ matcher found entity names whose domains are known, the answer is the best label
 among the intents that accept at least one of those domains (`none` and the intents that never take a name
 stay allowed), and its score is that label's softmax probability from the same logits:
 
-    load_intent_domains(model_dir) -> dict | None      the model folder's intent_domains.json (data.intent_domains)
-    label_domain_masks(labels, table) -> list[int]     label index -> bit d for registry.DOMAINS[d]
-    name_domain_mask(domains) -> int                   bits of the matched names' known domains (0: no rule)
     allowed_labels(masks, name_mask) -> list[bool] | None
     classify_allowed(logits, allowed) -> (label, score_q16)   the Python twin of bertl14_classify_allowed
-    write_intent_domains(folder, dataset_stats)        intent_domains.json of a model trained on that dataset
+
+The domain table itself (intent_domains.json, label and name domain masks) is registry/domains.py.
 """
 from __future__ import annotations
 
@@ -30,11 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import UserError
+from ..errors import UserError
+from ..registry.domains import NONE_LABEL, _manifest_source
 
-NONE_LABEL = "none"
-ALL_DOMAINS = 0xFFFFFFFF        # a label that is never filtered (none, intents that take no name)
-INTENT_DOMAINS_FILE = "intent_domains.json"
+MAX_VAL_FALSE_ACCEPT = 0.05     # `bertl14 train` chooses min_score under this out-of-domain false-accept rate
 
 
 # ---- the score threshold ------------------------------------------------------------------------------------------
@@ -78,69 +75,6 @@ def min_score_for(model, override: float | None) -> int:
 
 
 # ---- the domain rule ----------------------------------------------------------------------------------------------
-def _manifest_source(folder: Path, manifest: dict | None = None) -> Path | None:
-    if manifest is None:
-        mpath = Path(folder) / "manifest.json"
-        if not mpath.is_file():
-            return None
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    rel = (manifest.get("sources") or {}).get("path")
-    return (Path(folder) / rel).resolve() if rel else None
-
-
-def find_intent_domains(model_dir: str | Path, source_dir: str | Path | None = None) -> Path | None:
-    """intent_domains.json of a model folder: in it, else in the folder it was converted from (a build's
-    generated/model names its source in manifest.json)."""
-    for folder in (Path(model_dir), source_dir, _manifest_source(Path(model_dir))):
-        if folder is not None and (Path(folder) / INTENT_DOMAINS_FILE).is_file():
-            return Path(folder) / INTENT_DOMAINS_FILE
-    return None
-
-
-def load_intent_domains(model_dir: str | Path, source_dir: str | Path | None = None) -> dict[str, list[str]] | None:
-    """intent -> the domains its {name} accepts (None: the model ships no table, so nothing is filtered)."""
-    path = find_intent_domains(model_dir, source_dir)
-    if path is None:
-        return None
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
-        raise UserError(f"{path}: expected {{\"Intent\": [\"domain\", ...]}}")
-    return table
-
-
-def domain_bit(domain: str | int) -> int:
-    """The bit of a domain (a name, or its index in registry.DOMAINS as the table stores it); 0 for unknown."""
-    from .registry import DOMAINS
-    index = domain if isinstance(domain, int) else (DOMAINS.index(domain) if domain in DOMAINS else 0)
-    return 1 << index if 0 < index < 32 else 0
-
-
-def label_domain_masks(labels: list[str], table: dict[str, list[str]]) -> list[int]:
-    """One uint32 per label: bit d set when the intent accepts a name of domain registry.DOMAINS[d]. `none` and
-    the intents the table does not list (they take no name) accept every domain (ALL_DOMAINS)."""
-    out = []
-    for label in labels:
-        if label == NONE_LABEL or label not in table:
-            out.append(ALL_DOMAINS)
-        else:
-            mask = 0
-            for d in table[label]:
-                mask |= domain_bit(d)
-            out.append(mask)
-    return out
-
-
-def name_domain_mask(domains) -> int:
-    """The bits of the matched entity names' domains (registry.DOMAINS indices; 0 = unknown adds nothing)."""
-    mask = 0
-    for d in domains:
-        mask |= domain_bit(int(d))
-    return mask
-
-
 def allowed_labels(masks: list[int] | None, name_mask: int) -> list[bool] | None:
     """Which labels may answer (None: all of them: no table, or no matched name of a known domain)."""
     if not masks or not name_mask:
@@ -162,7 +96,7 @@ def classify_allowed(logits, allowed: list[bool] | None = None) -> tuple[int, in
     or allows none) and its softmax probability over the allowed labels in Q16, exp_q23(0) /
     sum exp_q23(logit[label] - allowed logits) rounded, capped at 65535: bertl14_classify_allowed bit for bit,
     and reference.classifier_score when every label is allowed."""
-    from .reference import div_round, exp_q23
+    from .integer import div_round, exp_q23
     logits = np.asarray(logits, np.int64)
     ok = np.ones(len(logits), bool) if allowed is None else np.asarray(allowed, bool)
     if not ok.any():
@@ -171,15 +105,3 @@ def classify_allowed(logits, allowed: list[bool] | None = None) -> tuple[int, in
     e = exp_q23(logits[label] - logits[ok])
     return label, min(65535, int(div_round(int(exp_q23(np.zeros(1, np.int64))[0]) << 16, int(e.sum()))))
 
-
-def write_intent_domains(folder: str | Path, dataset_stats: dict) -> Path | None:
-    """intent_domains.json of a model trained on a `bertl14 dataset` (its stats.json: language, intents files),
-    from the same templates (data.intent_domains); nothing without a language."""
-    from .data import intent_domains
-    lang = dataset_stats.get("lang")
-    if not lang:
-        return None
-    path = Path(folder) / INTENT_DOMAINS_FILE
-    table = intent_domains(lang, dataset_stats.get("intent_files") or None)
-    path.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return path

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cbuild
-from .errors import UserError
+from .. import cbuild
+from ..errors import UserError
 
 STATUS = {
     0: "BERTL14_OK", -1: "BERTL14_ERR_INVALID_CONFIG", -2: "BERTL14_ERR_BUFFER_TOO_SMALL",
@@ -133,14 +133,14 @@ class Classified:
 
 def read_model(path) -> tuple[bytes, np.ndarray]:
     """(weights blob, vocabulary section words) of a converted model folder or a model.bl14 file."""
-    from . import model_format
+    from ..model import blob as model_format
     p = Path(path)
     f = p / "model.bl14" if p.is_dir() else p
     if not f.is_file():
         raise UserError(f"{path}: no model.bl14 found: convert the model with `bertl14 convert`")
     weights, vocab_words = model_format.read_model_file(f)
     vocab = np.asarray(vocab_words, dtype=np.uint32)
-    from .vocab_blob import check_section
+    from ..model.vocab_blob import check_section
     check_section(vocab.astype("<u4").tobytes())     # what bertl14_init refuses, said in the same words
     model_format.check_weights(weights, c_library=True)
     return bytes(weights), vocab
@@ -153,7 +153,7 @@ class CEngine:
         firmware built for this model would link)."""
         if vocab_words is None:  # a model folder or model.bl14 path
             weights, vocab_words = read_model(weights)
-        from .model_format import weight_type as blob_weight_type
+        from ..model.blob import weight_type as blob_weight_type
         flags = int(np.frombuffer(bytes(weights[44:48]), dtype="<u4")[0]) if len(weights) >= 64 else 0
         self.weight_type = weight_type or blob_weight_type(flags)
         self.lib = load_library(kernels, tuple(sanitize), self.weight_type)
@@ -166,7 +166,7 @@ class CEngine:
         self.max_seq_len = int(max_seq_len or min(self.max_position, 512))
         need = self.lib.bertl14_required_work_buffer_size(self._weights, len(weights), self.max_seq_len)
         if need == 0:
-            from .model_format import check_weights
+            from ..model.blob import check_weights
             check_weights(weights, c_library=True, weights=self.weight_type)   # names what is wrong (as bertl14_init)
             raise UserError(f"max_seq_len {self.max_seq_len} is out of range 1..{min(self.max_position, 512)}")
         self.work_buffer_size = int(need)

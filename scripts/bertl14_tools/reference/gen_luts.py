@@ -1,6 +1,6 @@
-"""Write bertl14/src/bertl14_luts.c from the lookup tables of reference.py (the one source of truth).
+"""Write bertl14/src/bertl14_luts.c from the lookup tables of reference/integer.py (the one source of truth).
 
-    python -m bertl14_tools.gen_luts [--check] [OUT.c]
+    python -m bertl14_tools.reference.gen_luts [--check] [OUT.c]
 
 --check exits 1 when the committed file differs from what would be written (tests use `render()`).
 """
@@ -10,9 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .reference import EXP_LUT, ISQRT_LUT, TANH_LUT
+from .. import REPO_ROOT
+from .integer import EXP_LUT, ISQRT_LUT, TANH_LUT
 
-DEFAULT_OUT = Path(__file__).resolve().parents[2] / "bertl14" / "src" / "bertl14_luts.c"
+DEFAULT_OUT = REPO_ROOT / "bertl14" / "src" / "bertl14_luts.c"
 
 TABLES = (
     ("bertl14_exp_lut", EXP_LUT, "2^-x in Q15 at x = i/256 (softmax exp_q23: index fr >> 8): round(32768 * 2^(-i/256))"),
@@ -47,7 +48,7 @@ def main(argv=None) -> int:
     path = Path(a.out)
     if a.check:
         ok = path.is_file() and path.read_text() == text
-        print(f"{path}: {'up to date' if ok else 'OUT OF DATE: run python -m bertl14_tools.gen_luts'}")
+        print(f"{path}: {'up to date' if ok else 'OUT OF DATE: run python -m bertl14_tools.reference.gen_luts'}")
         return 0 if ok else 1
     path.write_text(text)
     print(f"wrote {path}")

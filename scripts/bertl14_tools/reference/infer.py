@@ -49,10 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import textio, ui
-from .errors import UserError
-from .modelio import Model, open_model, read_model_parts
-from .report import per_label_scores
+from .. import textio, ui
+from ..errors import UserError
+from ..model.folder import Model, open_model, read_model_parts
 
 MAX_SLOTS = 4  # names replaced per sentence: the firmware's default CONFIG_APP_REGISTRY_MAX_SLOTS
 
@@ -81,7 +80,7 @@ class FloatEngine:
     name = "float"
 
     def __init__(self, model: Model):
-        from . import float_engine
+        from ..model import float_engine
         self.model, self.fe = model, float_engine
         self.fm = model.fm   # raises a UserError when the source model is not at hand
 
@@ -109,16 +108,11 @@ class FloatEngine:
 
 
 class RefEngine:
-    """The integer reference (reference.py), on the QuantModel read back from model.bl14."""
+    """The integer reference (reference/integer.py), on the QuantModel read back from model.bl14."""
     name = "ref"
 
     def __init__(self, model: Model):
-        try:
-            from . import reference
-        except ModuleNotFoundError as exc:
-            if exc.name != "bertl14_tools.reference":
-                raise
-            raise UserError("the ref engine (bertl14_tools.reference) is not in this checkout yet") from None
+        from . import integer as reference
         self.model, self.ref, self.qm = model, reference, model.qm
 
     def embed(self, ids: list[int]) -> Embedding:
@@ -149,13 +143,7 @@ class CEngine(RefEngine):
     name = "c"
 
     def __init__(self, model: Model):
-        try:
-            from . import cengine
-        except ModuleNotFoundError as exc:
-            if exc.name != "bertl14_tools.cengine":
-                raise
-            raise UserError("the c engine (bertl14_tools.cengine, the C library via ctypes) is not in this "
-                            "checkout yet; use --engine ref (bit-exact with it by contract)") from None
+        from . import cengine
         self.model = model
         self.eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len)
 
@@ -222,8 +210,8 @@ class Entities:
 
     def __init__(self, path, model: Model, engine: str, max_slots: int = MAX_SLOTS):
         import warnings
-        from . import registry as R
-        from . import vocab_blob as V
+        from ..registry import names as R
+        from ..model import vocab_blob as V
         if not 0 <= max_slots <= 255:
             raise UserError(f"--max-slots {max_slots}: use 0..255")
         self.R, self.max_slots = R, max_slots
@@ -246,7 +234,7 @@ class Entities:
             self.matcher = R.Matcher(self.words, vocab_words)
             self._domain = lambda index: R.entity_domain(self.words, index)
         # the domain rule (answer.py): label -> domain bits of the model's intent_domains.json (None: no table)
-        from .answer import label_domain_masks, load_intent_domains
+        from ..registry.domains import label_domain_masks, load_intent_domains
         table = load_intent_domains(model.path, model.source_dir)
         self.label_masks = label_domain_masks(model.labels, table) if table is not None and model.labels else None
 
@@ -261,13 +249,14 @@ class Entities:
         return out.decode("utf-8"), slots
 
     def domains(self, slots: list[Slot]) -> list[int]:
-        """The domains (registry.DOMAINS indices, 0: unknown) of the entity names found, read from the compiled
+        """The domains (registry.domains.DOMAINS indices, 0: unknown) of the entity names found, read from the compiled
         table by the engine's matcher side (bertl14_registry_domain for `c`, registry.entity_domain otherwise)."""
         return [self._domain(s.index) for s in slots if s.kind == "name"]
 
     def allowed(self, slots: list[Slot]) -> list[bool] | None:
         """The labels the domain rule lets answer (None: all: no table, or no name of a known domain)."""
-        from .answer import allowed_labels, name_domain_mask
+        from ..registry.domains import name_domain_mask
+        from .answer import allowed_labels
         return allowed_labels(self.label_masks, name_domain_mask(self.domains(slots)))
 
     @staticmethod
@@ -359,7 +348,7 @@ def tokenize_texts(model: Model, texts: list[str], engine: str) -> list[list[int
     if engine == "ref":
         return [model.encode(t) for t in texts]
     if engine == "hf":
-        from .tokenizer import hf_tokenize
+        from ..model.tokenizer import hf_tokenize
         return hf_tokenize(model.vocab_path, texts, model.max_seq_len, model.tokenizer.do_lower_case)
     if engine == "c":
         eng = CEngine(model)
@@ -580,7 +569,7 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
         out["value_slots"] = value_score.as_dict()
         out["value_slot_accuracy"] = out["value_slots"]["accuracy"]
     if entities:
-        from .answer import ALL_DOMAINS
+        from ..registry.domains import ALL_DOMAINS
         out["sentences_with_names"] = with_names
         out["domain_rule"] = {"labels_with_domains": None if entities.label_masks is None else
                               sum(m != ALL_DOMAINS for m in entities.label_masks), "changed": moved}
@@ -673,3 +662,17 @@ def register(subparsers) -> None:
     entities(p)
     min_score(p)
     p.set_defaults(func=cmd_eval)
+
+
+def per_label_scores(gold: list[str], pred: list[str]) -> list[dict]:
+    """Precision, recall, F1 and support of every gold label, in label order."""
+    rows = []
+    for lab in sorted(set(gold)):
+        tp = sum(g == p == lab for g, p in zip(gold, pred))
+        fp = sum(p == lab and g != lab for g, p in zip(gold, pred))
+        fn = sum(g == lab and p != lab for g, p in zip(gold, pred))
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        rows.append({"label": lab, "precision": prec, "recall": rec, "f1": f1, "support": tp + fn})
+    return rows

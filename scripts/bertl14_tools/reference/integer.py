@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import UserError
-from .quant import QLayerNorm, QLinear, QuantModel
+from ..errors import UserError
+from ..model.blob import pack_int4, unpack_int4
+from ..model.quant import QLayerNorm, QLinear, QuantModel
 
 F_SM = 10          # Q of attention scores and logits
 F_POOL = 12        # Q of the pooler's pre-activation
@@ -212,22 +213,6 @@ def residual_add_s32(y, h8, s_h, u, f_h: int, f_r: int):
     smoothed by 4096/u) added back in Q(f_r)."""
     x = np.asarray(h8, np.int64) * np.asarray(s_h, np.int64)[:, None] * np.asarray(u, np.int64)[None, :]
     return sat(np.asarray(y, np.int64) + rsr(x, f_h + 20 - f_r), 32)
-
-
-def pack_int4(q):
-    """int4 values [..., H] (-8..7) -> bytes [..., H/2], low nibble = even channel."""
-    q = np.asarray(q, np.int64)
-    lo, hi = q[..., 0::2] & 15, q[..., 1::2] & 15
-    return (lo | (hi << 4)).astype(np.uint8)
-
-
-def unpack_int4(b):
-    b = np.asarray(b, np.int64)
-    lo, hi = b & 15, (b >> 4) & 15
-    lo, hi = np.where(lo >= 8, lo - 16, lo), np.where(hi >= 8, hi - 16, hi)
-    out = np.empty(b.shape[:-1] + (b.shape[-1] * 2,), np.int64)
-    out[..., 0::2], out[..., 1::2] = lo, hi
-    return out
 
 
 def embedding_s8(rows, table_q, scale, shift: int):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import registry as R
+from ..registry import names as R
 
 KINDS = ("name", "area", "floor")
 _KIND_OF_KEY = {v: k for k, v in R.KIND_KEYS.items()}   # "name" -> KIND_NAME ...

@@ -194,7 +194,7 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
     to "an hour and a half": "half" tagged seconds is not read again); a span that still reads as nothing takes the
     article right before it ("a minute") or the Chinese numerals before it ("两个" + "小时"), or drops the article
     it starts with ("a 3 minute"), when that reads as a value. `offsets` index `text`: characters of a str, bytes of UTF-8 bytes (the device's unit)."""
-    from .slot_values import build_value_table, slot_values
+    from ..model.slot_values import build_value_table, slot_values
     out: dict = {}
     placeholders = PLACEHOLDER_TEXTS if isinstance(text, str) else tuple(p.encode() for p in PLACEHOLDER_TEXTS)
     words = build_value_table(spec) if isinstance(spec, dict) else spec     # built once, not once a span
@@ -210,7 +210,7 @@ def slot_values_of(text: str | bytes, tags, offsets, names: list[str], spec) -> 
 def _settle(text, span: list, words) -> int:
     """Settle a decoded [slot, start, end] span's edges in place (slot_values_of's rules); gives where its text
     ends."""
-    from .slot_values import TYPE_DURATION, TYPE_LIST, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
+    from ..model.slot_values import TYPE_DURATION, TYPE_LIST, TYPE_NUMBER, TYPE_WILDCARD, number_extent, slot_type, slot_values
     slot, start, end = span
     start, end = trim_punctuation(text, start, end)
     kind = slot_type(words, slot)
@@ -275,8 +275,8 @@ class ValueReader:
     (fit_values). The host's predict/eval (infer.Answerer) and validate's reference (serial.Reference) share it."""
 
     def __init__(self, model_path, tag_names: list[str]):
-        from .convert import model_intent_slots, model_slot_spec
-        from .slot_values import build_value_table, slot_takes_number
+        from ..model.convert import model_intent_slots, model_slot_spec
+        from ..model.slot_values import build_value_table, slot_takes_number
         self.spec = model_slot_spec(model_path)
         self.table = build_value_table(self.spec)
         self.intent_slots = model_intent_slots(model_path)

@@ -14,7 +14,7 @@
 
 Normalisation is the tokenizer's: the C matcher reads the class and map tables of the model's vocabulary
 section (`bertl14_vocab_offsets[]`), and so does this reference (decoded from the same words). Names are
-normalised at build time with bertl14_tools.tokenizer's functions. Full-width forms U+FF01-FF5E are folded to
+normalised at build time with bertl14_tools.model.tokenizer's functions. Full-width forms U+FF01-FF5E are folded to
 ASCII inside the matcher only (the tokenizer does not fold them).
 """
 from __future__ import annotations
@@ -27,9 +27,10 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import tokenizer as T
-from . import vocab_blob as V
-from .errors import UserError
+from ..model import tokenizer as T
+from ..model import vocab_blob as V
+from ..errors import UserError
+from .domains import DOMAINS, label_domain_masks, load_intent_domains
 
 # ---- format constants (mirrored in bertl14/registry/bertl14_registry.c) --------------------------------------------
 MAGIC = 0x47455242  # bytes "BREG" in little-endian memory
@@ -46,9 +47,6 @@ KIND_KEYS = {KIND_NAME: "name", KIND_AREA: "area", KIND_FLOOR: "floor"}
 PLACEHOLDERS = {KIND_NAME: "[NAME]", KIND_AREA: "[AREA]", KIND_FLOOR: "[FLOOR]"}
 NO_PARENT = 0xFFFF
 SEPARATOR = 0x20  # between the words of a name in the trie
-DOMAINS = ("", "light", "fan", "switch", "lock", "cover", "media_player", "climate", "vacuum", "lawn_mower",
-           "sensor", "binary_sensor", "scene", "script", "button", "valve", "humidifier", "water_heater",
-           "todo", "weather", "timer", "input_boolean", "alarm_control_panel", "camera", "siren")
 TRIE_CHAIN, TRIE_COUNT_MASK = 0x8000, 0x7FFF  # node word: (terminal << 16) | chain flag | count
 FULLWIDTH_FIRST, FULLWIDTH_LAST, FULLWIDTH_DELTA = 0xFF01, 0xFF5E, 0xFEE0
 
@@ -103,7 +101,7 @@ def _str_list(value, where: str, what: str) -> list[str]:
 
 def load_yaml(path: str | Path) -> Registry:
     """Registry YAML: `floors:`, `areas:`, `entities:` lists of mappings (docs/registry.md)."""
-    from .textio import load_yaml as read_yaml
+    from ..textio import load_yaml as read_yaml
     path = Path(path)
     data = read_yaml(path, "registry file", _LineLoader) or {}
     if not isinstance(data, dict):
@@ -139,7 +137,7 @@ def load_yaml(path: str | Path) -> Registry:
 
 def load_home_json(path: str | Path) -> Registry:
     """The public test data's `<lang>_home.json` (areas/floors/entities with ids; entity domain from its id)."""
-    from .textio import read_text
+    from ..textio import read_text
     path = Path(path)
     try:
         data = json.loads(read_text(path, "registry file"))
@@ -382,10 +380,9 @@ def render_c(words: list[int], source: str = "") -> str:
 
 
 def label_domains_for_model(model_dir: str | Path) -> tuple[list[int] | None, list[str]]:
-    """(one word per label: the domain bits of the intents that take a {name}, answer.label_domain_masks; the
+    """(one word per label: the domain bits of the intents that take a {name}, domains.label_domain_masks; the
     labels) for a converted model folder: its labels.json and the intent_domains.json of the model (in the folder or
     the folder it was converted from). None: the model ships no intent_domains.json (nothing is filtered)."""
-    from .answer import label_domain_masks, load_intent_domains
     labels_file = Path(model_dir) / "labels.json"
     labels = json.loads(labels_file.read_text(encoding="utf-8")) if labels_file.is_file() else []
     table = load_intent_domains(model_dir)
@@ -577,7 +574,7 @@ class Matcher:
 def model_flags(model_dir: str | Path) -> tuple[bool, bool, bool]:
     """(lower, strip, chinese): the tokenizer options of a converted model folder, read from its vocabulary
     section (the words the C matcher checks the table against)."""
-    from .modelio import read_model_parts
+    from ..model.folder import read_model_parts
     if not (Path(model_dir) / "model.bl14").is_file():
         raise UserError(f"{model_dir}: no model.bl14: give a `bertl14 convert` output folder (the build's "
                         "generated/model)")
@@ -640,14 +637,14 @@ def entity_domain(words: list[int], index: int) -> int:
 
 
 def main(argv=None) -> int:
-    """python -m bertl14_tools.registry REGISTRY --model CONVERTED_DIR --out DIR
+    """python -m bertl14_tools.registry.names REGISTRY --model CONVERTED_DIR --out DIR
 
     Writes DIR/bertl14_registry.c (through render_c), DIR/bertl14_label_domains.c (render_label_domains_c: the
     model's label -> domain bits, for the domain rule) and DIR/registry.json (the words, the flash bytes, the
     listing, the label domains) when their bytes change; a validation error is printed as `error: file:line: ...`,
     exit 2."""
     import argparse
-    p = argparse.ArgumentParser(prog="python -m bertl14_tools.registry", description=main.__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bertl14_tools.registry.names", description=main.__doc__.splitlines()[0])
     p.add_argument("registry", help="registry YAML (or a *_home.json)")
     p.add_argument("--model", required=True, help="converted model folder (its tokenizer options are used)")
     p.add_argument("--out", required=True, type=Path)

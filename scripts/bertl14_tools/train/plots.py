@@ -260,10 +260,7 @@ def training_summary_png(summary: dict, path: Path) -> None:
     selection = dict((summary.get("results") or {}).get("selection") or {})
     if "min_score" in summary:
         selection["min_score"] = summary["min_score"]
-    try:
-        from .train import MAX_VAL_FALSE_ACCEPT as bound
-    except ImportError:
-        bound = None
+    from ..reference.answer import MAX_VAL_FALSE_ACCEPT as bound
     title = f"{Path(path).parent.name}: training"
     training_png(training.get("history") or [], path, title, selection or None, training.get("kept_epoch"), bound)
 

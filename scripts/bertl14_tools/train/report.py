@@ -13,19 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
-def per_label_scores(gold: list[str], pred: list[str]) -> list[dict]:
-    """Precision, recall, F1 and support of every gold label, in label order."""
-    rows = []
-    for lab in sorted(set(gold)):
-        tp = sum(g == p == lab for g, p in zip(gold, pred))
-        fp = sum(p == lab and g != lab for g, p in zip(gold, pred))
-        fn = sum(g == lab and p != lab for g, p in zip(gold, pred))
-        prec = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / (tp + fn) if tp + fn else 0.0
-        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-        rows.append({"label": lab, "precision": prec, "recall": rec, "f1": f1, "support": tp + fn})
-    return rows
+from ..reference.infer import per_label_scores
 
 
 def markdown_table(rows: list[dict], accuracy: float) -> str:
@@ -66,10 +54,7 @@ def threshold_curve(gold: list[str], scored: list[tuple[str, int]], ood_scored: 
 
 def false_accept_bound() -> float | None:
     """The out-of-domain false-accept bound `bertl14 train` chooses min_score under (drawn for reference)."""
-    try:
-        from .train import MAX_VAL_FALSE_ACCEPT
-    except ImportError:
-        return None
+    from ..reference.answer import MAX_VAL_FALSE_ACCEPT
     return MAX_VAL_FALSE_ACCEPT
 
 
@@ -85,8 +70,8 @@ def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
 def predict_scored(model, engine: str, texts: list[str], entities=None) -> list[tuple[str, int]]:
     """(best label, score in thousandths) of every text, without a threshold (infer.Answerer: with `entities`,
     the names replaced first, as on the device); integer engines give the device's score."""
-    from . import ui
-    from .infer import Answerer
+    from .. import ui
+    from ..reference.infer import Answerer
     run = Answerer(model, engine, entities, min_score_milli=0)
     out = []
     for t in ui.progress(texts, desc=f"predict ({engine})", unit="sent", leave=False):
@@ -102,27 +87,27 @@ def predict_all(model, engine: str, texts: list[str], entities=None) -> list[str
 def apply_min_score(scored: list[tuple[str, int]], min_score_milli: int) -> list[str]:
     """The device's answers (answer.device_answer) for (label, score in thousandths) pairs at a threshold in
     thousandths."""
-    from .answer import device_answer
+    from ..reference.answer import device_answer
     return [device_answer(label, milli, min_score_milli)[0] for label, milli in scored]
 
 
 def run(args) -> int:
-    from . import textio, ui
-    from .convert import ConvertOptions
-    from .infer import check_labels
-    from .modelio import open_model
+    from .. import textio, ui
+    from ..model.convert import ConvertOptions
+    from ..reference.infer import check_labels
+    from ..model.folder import open_model
 
     numbered = textio.read_jsonl_numbered(args.data, "--data", need=("text", "intent"))   # before any work
     ood_numbered = textio.read_jsonl_numbered(args.ood, "--ood", need=("text",)) if args.ood else []
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from .answer import min_score_for
+    from ..reference.answer import min_score_for
     model = open_model(args.model, progress=ui.show_progress())
     check_labels(numbered, model.labels, args.data)
     texts, gold = [r["text"] for _, r in numbered], [str(r["intent"]) for _, r in numbered]
     ent = None
     if args.entities:
-        from .infer import Entities
+        from ..reference.infer import Entities
         ent = Entities(args.entities, model, args.engine)
     scored = predict_scored(model, args.engine, texts, ent)
     pred = [label for label, _ in scored]
@@ -188,7 +173,7 @@ def tradeoff_png(points: list[dict], path: Path, name: str) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("report", help="per-intent scores, confusion matrix, threshold curve and trade-off plot",
                               description=__doc__.splitlines()[0])
-    from . import ui
+    from .. import ui
     p.add_argument("--model", required=True, help="Hugging Face model folder (or a converted one)")
     p.add_argument("--data", required=True, metavar="FILE.jsonl",
                    help="JSON lines with \"text\" and \"intent\" (every intent one of the model's labels, or none)")
