@@ -68,7 +68,7 @@ function(bertl14_add_model target)
     endif()
     add_custom_command(
       OUTPUT ${_out}/work_buffer.checked
-      COMMAND ${_python} -m bertl14_tools.workbuf check ${_out}/manifest.json ${CONFIG_BERTL14_WORK_BUFFER_SIZE}
+      COMMAND ${_python} -m bertl14_tools.model.workbuf check ${_out}/manifest.json ${CONFIG_BERTL14_WORK_BUFFER_SIZE}
               ${_out}/work_buffer.checked
       DEPENDS ${_out}/manifest.json ${BERTL14_DOT_CONFIG}
       COMMENT "CONFIG_BERTL14_WORK_BUFFER_SIZE=${CONFIG_BERTL14_WORK_BUFFER_SIZE} against the model's work buffer"

@@ -1,7 +1,7 @@
 # bertl14_add_registry(<target>): compile the registry named by CONFIG_APP_REGISTRY_FILE into <target>.
 #
 # Call after bertl14_add_model(<target>) (the table is compiled for that model's tokenizer options). The build runs
-#   python -m bertl14_tools.registry <file> --model <build>/generated/model --out <build>/generated/registry
+#   python -m bertl14_tools.registry.names <file> --model <build>/generated/model --out <build>/generated/registry
 # whenever the file, the converted model or .config changes: it validates the file (a duplicate or an unknown area
 # fails the build with `error: <file>:<line>: ...`), writes bertl14_registry.c through jinja2 (registry.render_c),
 # bertl14_label_domains.c (label index -> domain bits from the model's intent_domains.json, the domain rule of
@@ -77,7 +77,7 @@ function(bertl14_add_registry target)
   add_custom_command(
     OUTPUT ${_out}/registry.json
     BYPRODUCTS ${_out}/bertl14_registry.c ${_out}/bertl14_label_domains.c
-    COMMAND ${_python} -m bertl14_tools.registry ${_file} --model ${_model} --out ${_out}
+    COMMAND ${_python} -m bertl14_tools.registry.names ${_file} --model ${_model} --out ${_out}
     DEPENDS ${_file} ${_model}/manifest.json ${BERTL14_DOT_CONFIG}
     COMMENT "bertl14 registry ${CONFIG_APP_REGISTRY_FILE}: validate, compile for the model's tokenizer"
     VERBATIM)

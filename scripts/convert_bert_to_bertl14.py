@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 try:
-    from bertl14_tools import convert
+    from bertl14_tools.model import convert
     from bertl14_tools.errors import UserError
 except ModuleNotFoundError:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bertl14_tools import convert
+    from bertl14_tools.model import convert
     from bertl14_tools.errors import UserError
 
 

@@ -81,6 +81,6 @@ def require_modules(*rels: str):
 def require_arm(board: str = "mps2_an500"):
     """Skip (fail under CI) unless the toolchain and QEMU of the emulated board (the Arm ones by default) and CMake
     are installed."""
-    from bertl14_tools.qemu_target import missing_tools
+    from bertl14_tools.device.qemu_target import missing_tools
     for tool in missing_tools(board):
         skip_missing(f"{tool} not installed (make test installs it)")

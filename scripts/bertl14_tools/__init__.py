@@ -1,4 +1,21 @@
-"""bertl14 PC-side tools: converter, integer reference, training, serial validation, benchmarks."""
+"""bertl14 PC-side tools, one subpackage a pipeline stage:
+
+    model/       the float model, Hugging Face loading, quantization, pruning, vocabulary, the tokenizer, the
+                 model.bl14 blob, slot value tables, the converter (`bertl14 convert`), model folders
+    registry/    the device's own names (entities, areas, floors) and the domains an intent accepts
+    reference/   the model run on the PC exactly as on the device: the integer engine, the C library through
+                 ctypes, tagging, answers, `bertl14 predict` and `eval`
+    data/        training data: `bertl14 dataset`, augmentation, intents files, the hand-written data files
+    train/       `bertl14 train`, `bertl14 report`, their plots
+    device/      serial console and validation, QEMU targets, `bertl14 check-bitexact`, `bertl14 bench`
+
+The top level holds the CLI wiring (cli.py) and helpers every stage shares (errors.py, ui.py, textio.py, and
+cbuild.py, which compiles the C library and its modules for the host). A module imports only from its own
+stage, the stages before it and the helpers; tests/cli/test_layout.py checks this order and that no import
+cycle exists:
+
+Import order: helpers < model < registry < reference < data < train < device < cli
+"""
 import os
 from pathlib import Path
 

@@ -33,7 +33,7 @@ def cache_dir() -> Path:
 
 
 REQUIRED = {
-    "bertl14_luts.c": "generate it with `python -m bertl14_tools.gen_luts`",
+    "bertl14_luts.c": "generate it with `python -m bertl14_tools.reference.gen_luts`",
     "bertl14_tokenizer.c": "the C tokenizer is missing from this checkout",
 }
 

@@ -28,16 +28,18 @@ typical steps:
 Every command takes --json (one JSON object a line) and -q/--quiet (no progress bars), and -h for its options.
 BERTL14_DEBUG=1 prints the traceback behind an error. More: README.md and docs/ in the repository."""
 
-# subcommand modules, in the order `bertl14 --help` lists them
+# subcommand modules, in the order `bertl14 --help` lists them. Each imports only what every install has; a
+# command that needs an optional extra (torch for train, onnxruntime for bench) imports it when it runs and says
+# which extra to install.
 COMMAND_MODULES = [
-    "bertl14_tools.convert",      # convert
-    "bertl14_tools.infer",        # tokenize, embed, predict, eval
-    "bertl14_tools.bitexact",     # check-bitexact
-    "bertl14_tools.data",         # dataset
-    "bertl14_tools.train",        # train
-    "bertl14_tools.report",       # report
-    "bertl14_tools.serial",       # console, validate
-    "bertl14_tools.bench",        # bench
+    "bertl14_tools.model.convert",        # convert
+    "bertl14_tools.reference.infer",      # tokenize, embed, predict, eval
+    "bertl14_tools.device.bitexact",      # check-bitexact
+    "bertl14_tools.data.dataset",         # dataset
+    "bertl14_tools.train.training",       # train
+    "bertl14_tools.train.report",         # report
+    "bertl14_tools.device.serial",        # console, validate
+    "bertl14_tools.device.bench",         # bench
 ]
 
 
@@ -55,13 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # module not written yet in this checkout
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

@@ -31,7 +31,6 @@ def _module(exc: BaseException) -> str:
 
 def describe(exc: BaseException) -> str:
     """One line for an exception no command turned into a UserError: what went wrong and what to do."""
-    from .textio import yaml_error
     mod = _module(exc)
     if isinstance(exc, UnicodeDecodeError):
         return (f"input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at byte {exc.start}): save or send "
@@ -65,3 +64,10 @@ def describe(exc: BaseException) -> str:
         return f"not valid JSON ({_first_line(exc)}): fix the file"
     return (f"unexpected {type(exc).__name__}: {_first_line(exc)} (run with {DEBUG_ENV}=1 for the traceback, "
             "and report it)")
+
+
+def yaml_error(path, exc) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    return f"{where}: not valid YAML ({problem}): fix the file"

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from .errors import UserError
+from .errors import UserError, yaml_error
 
 INVALID_UTF8 = "invalid_utf8"
 INVALID_UTF8_MESSAGE = "the line is not valid UTF-8; send UTF-8 text"   # the firmware's words (protocol.c)
@@ -137,9 +137,3 @@ def load_yaml(path: str | os.PathLike, what: str = "file", loader=None):
     except yaml.YAMLError as exc:
         raise UserError(yaml_error(path, exc)) from None
 
-
-def yaml_error(path, exc) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-    return f"{where}: not valid YAML ({problem}): fix the file"

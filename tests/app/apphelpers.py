@@ -1,5 +1,5 @@
 """Helpers of the intent-firmware tests: build app/ for mps2_an500 or another emulated board (bare-metal always,
-FreeRTOS when its module is present), boot it under QEMU, talk to it with bertl14_tools.serial."""
+FreeRTOS when its module is present), boot it under QEMU, talk to it with bertl14_tools.device.serial."""
 from __future__ import annotations
 
 import json
@@ -54,7 +54,7 @@ def reference_for(firmware: Path):
     (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1) and its registry
     (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence, with the label
     domains of the domain rule)."""
-    from bertl14_tools.serial import Reference
+    from bertl14_tools.device.serial import Reference
     config = (firmware.parent / ".config").read_text()
     min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
     model = firmware.parent / "generated" / "model"

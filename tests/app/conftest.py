@@ -24,7 +24,7 @@ def firmware(request, tmp_path_factory) -> Path:
 @pytest.fixture
 def device(firmware):
     """A fresh boot of the firmware under QEMU (killed afterwards), banner read."""
-    from bertl14_tools.serial import Device, open_link
+    from bertl14_tools.device.serial import Device, open_link
     with open_link(qemu=str(firmware), timeout=QEMU_TIMEOUT) as ser:
         dev = Device(ser, QEMU_TIMEOUT)
         dev.read_banner()

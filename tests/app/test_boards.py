@@ -31,7 +31,7 @@ def build(request, tmp_path_factory):
 
 
 def test_answers_as_the_reference_and_counts_instructions(build):
-    from bertl14_tools.serial import SAMPLE_LINES, Device, compare, open_link
+    from bertl14_tools.device.serial import SAMPLE_LINES, Device, compare, open_link
     board, rtos, elf = build
     info = json.loads((elf.parent / "bertl14_build.json").read_text())
     assert info["board"] == board and info["qemu"]["machine"] in ("mps2-an505", "mps3-an547", "virt")
@@ -63,8 +63,8 @@ def test_answers_as_the_reference_and_counts_instructions(build):
 def test_lines_sent_before_the_board_is_up_are_answered(build):
     """QEMU's stdio serial delivers the lines at once, while the board is still starting: none of their bytes is
     lost (a UART that cleared its receiver at start-up would drop the first one and answer another sentence)."""
-    from bertl14_tools.serial import SAMPLE_LINES, Answer, compare, parse_fields
-    from bertl14_tools.qemu_target import west_qemu
+    from bertl14_tools.device.serial import SAMPLE_LINES, Answer, compare, parse_fields
+    from bertl14_tools.device.qemu_target import west_qemu
     board, _, elf = build
     westqemu = west_qemu()
     info = json.loads((elf.parent / "bertl14_build.json").read_text())

@@ -71,7 +71,7 @@ def _line_of(text: str) -> int:
 
 
 def test_faults_print_the_registers_then_reset(fault_image):
-    from bertl14_tools.serial import open_link
+    from bertl14_tools.device.serial import open_link
     elf = fault_image
     freertos = "CONFIG_APP_RTOS_FREERTOS=y" in (elf.parent / ".config").read_text()
     syms = _symbols(elf)

@@ -36,7 +36,7 @@ def test_banner_and_config(device, firmware):
 
 
 def _assert_valid(device, reference, text=VALID, sent=None):
-    from bertl14_tools.serial import compare
+    from bertl14_tools.device.serial import compare
     ans = device.ask(sent if sent is not None else text)
     diffs = compare(ans, reference.expect(text), device.dump)
     assert not diffs, (ans.line, diffs)
@@ -82,7 +82,7 @@ def test_bad_input_each_followed_by_a_valid_line(device, reference):
 
 
 def test_burst_of_1000_lines_gets_1000_answers_in_order(device, reference):
-    from bertl14_tools.serial import compare
+    from bertl14_tools.device.serial import compare
     rows = public_sentences(1000)
     texts = [rows[i % len(rows)]["text"] for i in range(1000)]
     device.ser.write(b"".join(t.encode("utf-8") + b"\n" for t in texts))   # no waiting for answers
@@ -104,7 +104,7 @@ def test_burst_of_1000_lines_gets_1000_answers_in_order(device, reference):
 def test_cycles_count_instructions_under_icount(firmware):
     """Under -icount shift=0 the QEMU timer advances once every 40 instructions: the same sentence costs
     the same count every time (to the timer's 40-instruction resolution)."""
-    from bertl14_tools.serial import Device, open_link
+    from bertl14_tools.device.serial import Device, open_link
     with open_link(qemu=str(firmware), qemu_flags=["-icount", "shift=0"], timeout=QEMU_TIMEOUT) as ser:
         dev = Device(ser, QEMU_TIMEOUT)
         dev.read_banner()

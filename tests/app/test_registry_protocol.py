@@ -1,13 +1,13 @@
 """The registry on the wire (docs/serial-protocol.md "Names"): the default build carries
 app/entities.yaml; answers report name= area= floor= entity_area= (percent-encoded), bit-exact with the
-reference (registry.Matcher + reference.py); `:entities` lists the registry; bad input with names."""
+reference (registry.Matcher + reference/integer.py); `:entities` lists the registry; bad input with names."""
 from __future__ import annotations
 
 from apphelpers import REPO
 
 
 def _check(device, reference, text):
-    from bertl14_tools.serial import compare
+    from bertl14_tools.device.serial import compare
     ans = device.ask(text)
     diffs = compare(ans, reference.expect(text), device.dump)
     assert not diffs, (text, ans.line, diffs)
@@ -64,7 +64,7 @@ def test_slot_values_the_reader_settles(device, reference):
 
 
 def test_entities_lists_the_registry(device):
-    from bertl14_tools import registry as R
+    from bertl14_tools.registry import names as R
     want = [{k: d[k] for k in ("kind", "name", "parent")} for d in R.listing(R.load(REPO / "app" / "entities.yaml"))]
     assert device.entities() == want
     cfg = device.command(":config").fields
@@ -90,7 +90,7 @@ def test_bad_input_with_names(device, reference):
 
 
 def test_encoding_round_trip():
-    from bertl14_tools.serial import decode_value, encode_value, parse_fields
+    from bertl14_tools.device.serial import decode_value, encode_value, parse_fields
     for name in ["Living Room", "50% = Lamp", "小夜灯", "a\tb\x7f", "%20", "=", "Café Lamp"]:
         enc = encode_value(name)
         assert " " not in enc and "=" not in enc and "\t" not in enc

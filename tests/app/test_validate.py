@@ -33,7 +33,7 @@ class FakeDevice:
     """A socket:// 'device' with the firmware's :config whose sentence answers are given."""
 
     def __init__(self, model_dir, answer: bytes):
-        from bertl14_tools.modelio import open_model
+        from bertl14_tools.model.folder import open_model
         m = open_model(model_dir)
         self.config = (f"ok config model={m.name} board=fake rtos=none cycles=host_ns min_score=0.800 "
                        f"max_seq_len={m.max_seq_len} line_max=255 rx_buffer=1024 dump=off\r\n").encode()

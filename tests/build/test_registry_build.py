@@ -53,7 +53,7 @@ def _elf_words(build: Path, name: str) -> list[int]:
 def test_default_registry_table_is_the_python_compile(bare_metal_an500):
     """app/entities.yaml is the default; the flash table equals compile_registry for the model's tokenizer, and
     the memory summary prints its cost measured from the link map."""
-    from bertl14_tools import registry as R
+    from bertl14_tools.registry import names as R
     build, proc = bare_metal_an500
     reg, words = R.build_for_model(REPO / "app" / "entities.yaml", build / "generated" / "model")
     assert _elf_words(build, "bertl14_registry") == words
@@ -119,7 +119,7 @@ def test_names_with_space_percent_equals_and_utf8_round_trip(tmp_path, empty_mod
 
 
 def _check_weird_device(build: Path):
-    from bertl14_tools.serial import Device, Reference, compare, open_link
+    from bertl14_tools.device.serial import Device, Reference, compare, open_link
     words = json.loads((build / "generated" / "registry" / "registry.json").read_text())["words"]
     model = build / "generated" / "model"
     ref = Reference(model, json.loads((model / "manifest.json").read_text())["min_score_milli"], words, 4)

@@ -136,7 +136,7 @@ def test_debug_shows_the_traceback(tmp_path, monkeypatch):
 
 def test_an_unexpected_exception_is_one_line(monkeypatch):
     """What no command recognises (here a library's error from deep inside) still ends as one line."""
-    import bertl14_tools.infer as infer
+    import bertl14_tools.reference.infer as infer
 
     def boom(*a, **k):
         raise RuntimeError("something inside a library\nwith more lines")

@@ -114,7 +114,7 @@ def minilm() -> Path:
 @pytest.fixture(scope="session")
 def minilm_converted(minilm, tmp_path_factory) -> Path:
     """MiniLM converted once (default options, the shipped calibration: none, so generated)."""
-    from bertl14_tools.convert import ConvertOptions, convert
+    from bertl14_tools.model.convert import ConvertOptions, convert
     out = tmp_path_factory.mktemp("minilm") / "out"
     convert(minilm, out, ConvertOptions(progress=False))
     return out

@@ -35,7 +35,7 @@ def big_bert(tmp_path_factory) -> Path:
 
 
 def test_too_big_for_the_board_stops_before_the_sources(big_bert, tmp_path):
-    from bertl14_tools.convert import ConvertOptions, convert
+    from bertl14_tools.model.convert import ConvertOptions, convert
     from bertl14_tools.errors import UserError
     out = tmp_path / "out"
     with pytest.raises(UserError) as e:
@@ -80,7 +80,7 @@ def test_fit_is_printed_for_the_board(tmp_path):
 
 
 def test_work_buffer_is_checked_against_its_region_and_unknown_boards_are_errors(tmp_path):
-    from bertl14_tools import board_fit
+    from bertl14_tools.model import board_fit
     from bertl14_tools.errors import UserError
     dtcm = _region("nucleo_h743zi", "DTCM")
     with pytest.raises(UserError) as e:

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-from bertl14_tools import model_format, workbuf
-from bertl14_tools.convert import ConvertOptions, convert
-from bertl14_tools.modelio import read_model_parts
+from bertl14_tools.model import blob as model_format, workbuf
+from bertl14_tools.model.convert import ConvertOptions, convert
+from bertl14_tools.model.folder import read_model_parts
 from cvt_util import CALIB, REPO, run_cli, write_tiny_bert
 
 OUTPUT_FILES = ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
@@ -243,7 +243,7 @@ def test_engine_errors(tiny_conv, tmp_path):
 
 
 def _need_c_engine():
-    pytest.importorskip("bertl14_tools.cengine", reason="C engine not in this checkout")
+    pytest.importorskip("bertl14_tools.reference.cengine", reason="C engine not in this checkout")
     import shutil
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no host C compiler (cc) for the c engine")

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from bertl14_tools import float_engine
+from bertl14_tools.model import float_engine
 from bertl14_tools.errors import UserError
-from bertl14_tools.hf import load_hf, read_state_dict
+from bertl14_tools.model.hf import load_hf, read_state_dict
 from cvt_util import write_tiny_bert
 
 
@@ -159,6 +159,6 @@ def test_a_hub_name_is_answered_with_the_current_download_command():
     `huggingface-cli` is no longer shipped by newer releases)."""
     import pytest
     from bertl14_tools.errors import UserError
-    from bertl14_tools.hf import load_hf
+    from bertl14_tools.model.hf import load_hf
     with pytest.raises(UserError, match=r"`hf download org-that-is-not-here/bert-mini --local-dir DIR`"):
         load_hf("org-that-is-not-here/bert-mini")

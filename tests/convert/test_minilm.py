@@ -6,8 +6,9 @@ import re
 
 import numpy as np
 
-from bertl14_tools import float_engine, reference, workbuf
-from bertl14_tools.modelio import open_model, read_model_parts
+from bertl14_tools.model import float_engine, workbuf
+from bertl14_tools.reference import integer as reference
+from bertl14_tools.model.folder import open_model, read_model_parts
 
 
 def test_minilm_dims_flash_and_work_buffer(minilm_converted):

@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertl14_tools import float_engine
+from bertl14_tools.model import float_engine
 from bertl14_tools.errors import UserError
-from bertl14_tools.hf import load_hf
-from bertl14_tools.modelio import make_tokenizer
-from bertl14_tools.prune import head_importance, keep_heads, prune_heads
-from bertl14_tools.vocab_trim import trim_vocab
+from bertl14_tools.model.hf import load_hf
+from bertl14_tools.model.tokenizer import make_tokenizer
+from bertl14_tools.model.prune import head_importance, keep_heads, prune_heads
+from bertl14_tools.model.vocab_trim import trim_vocab
 from cvt_util import CALIB
 
 

@@ -12,8 +12,8 @@ import struct
 import numpy as np
 import pytest
 
-from bertl14_tools import model_format
-from bertl14_tools.convert import ConvertOptions, convert
+from bertl14_tools.model import blob as model_format
+from bertl14_tools.model.convert import ConvertOptions, convert
 from bertl14_tools.errors import UserError
 from cvt_util import CALIB, run_cli, write_tiny_bert
 
@@ -59,8 +59,8 @@ def test_header_manifest_and_sizes(conv):
 def test_c_engine_encodes_like_ref(conv):
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no host C compiler (cc) for the c engine")
-    from bertl14_tools import cengine, reference
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.reference import cengine, integer as reference
+    from bertl14_tools.model.folder import open_model
     model = open_model(conv / "i8")
     for kernels in ("portable", "dsp"):
         eng = cengine.CEngine(conv / "i8", kernels=kernels)        # the model's weight type: the INT8 library
@@ -77,7 +77,7 @@ def test_c_engine_encodes_like_ref(conv):
 def test_library_of_the_other_type_refuses(conv):
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no host C compiler (cc) for the c engine")
-    from bertl14_tools import cengine
+    from bertl14_tools.reference import cengine
     _, blob8 = flags(conv / "i8")
     _, blob16 = flags(conv / "i16")
     lib16, lib8 = cengine.load_library("portable"), cengine.load_library("portable", weights="int8")

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from bertl14_tools import augment, data
+from bertl14_tools.data import augment, dataset as data
 from bertl14_tools.cli import main
 
 

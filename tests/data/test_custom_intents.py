@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import data
+from bertl14_tools.data import dataset as data
 from bertl14_tools.cli import main
 from bertl14_tools.errors import UserError
 
@@ -100,7 +100,7 @@ def test_accuracy_floor_fails_the_run_and_writes_nothing(oven_data, tmp_path):
     args = ["train", "--data", str(oven_data), "--arch", "tiny", "--out", str(out), "--threads", "1", "--quiet",
             "--max-steps", "1", "--calibration", "20"]
     with pytest.raises(UserError, match=r"validation accuracy under the floor 0\.8 for .*\(0/\d+\)"):
-        from bertl14_tools.train import run
+        from bertl14_tools.train.training import run
         from bertl14_tools.cli import build_parser
         run(build_parser().parse_args(args))
     assert not out.exists()
@@ -192,7 +192,7 @@ intents:
 
 def test_class_balanced_order_and_weights():
     import random
-    from bertl14_tools.train import MAX_REPEAT, class_balanced_indexes
+    from bertl14_tools.train.training import MAX_REPEAT, class_balanced_indexes
     labels = [0] * 300 + [1] * 30 + [2] * 2 + [3] * 100
     order, weights = class_balanced_indexes(labels, random.Random(0), none_label=3, none_weight=2.0)
     counts = {y: sum(labels[i] == y for i in order) for y in range(4)}

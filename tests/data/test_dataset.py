@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import data
+from bertl14_tools.data import dataset as data
 from bertl14_tools.cli import main
 from bertl14_tools.errors import UserError
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bertl14_tools import data
-from bertl14_tools import registry as R
+from bertl14_tools.data import dataset as data
+from bertl14_tools.registry import names as R
 from bertl14_tools.cli import main
 from bertl14_tools.errors import UserError
 
@@ -94,7 +94,7 @@ def pairs(ds) -> list[tuple[dict, dict]]:
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_masked_text_is_what_the_registry_matcher_writes(lang, en_half, zh_half):
     """A registry holding the sentence's own names: the matcher turns the plain sentence into the masked one."""
-    from bertl14_tools.vocab_blob import build_vocab_section
+    from bertl14_tools.model.vocab_blob import build_vocab_section
     ds = en_half if lang == "en" else zh_half
     texts = [r["text"] for r in ds.train + ds.validation]
     chars = sorted({c for t in texts for c in t.lower()} - {" "})

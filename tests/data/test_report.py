@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from bertl14_tools.report import apply_min_score, confusion_png, markdown_table, per_label_scores
+from bertl14_tools.reference.infer import per_label_scores
+from bertl14_tools.train.report import apply_min_score, confusion_png, markdown_table
 
 
 def test_per_label_scores():
@@ -39,7 +40,7 @@ def test_confusion_png_counts_every_cell_from_3_to_50_labels(tmp_path):
 
 
 def test_threshold_curve_is_the_device_rule_at_every_min_score(tmp_path):
-    from bertl14_tools.report import THRESHOLD_GRID, threshold_curve
+    from bertl14_tools.train.report import THRESHOLD_GRID, threshold_curve
     gold = ["a", "a", "b", "b", "none"]
     scored = [("a", 990), ("a", 700), ("b", 955), ("a", 980), ("none", 999)]
     ood = [("a", 960), ("none", 990), ("b", 400), ("b", 985)]
@@ -55,7 +56,7 @@ def test_threshold_curve_is_the_device_rule_at_every_min_score(tmp_path):
     assert [by[t]["ood_false_accept"] for t in (960, 961, 986)] == [0.5, 0.25, 0.0]
     assert threshold_curve(gold, scored, None)[0]["ood_false_accept"] is None
     pytest.importorskip("matplotlib", reason="matplotlib not installed")
-    from bertl14_tools.plots import threshold_png
+    from bertl14_tools.train.plots import threshold_png
     threshold_png(curve, 0.955, tmp_path / "t.png", "t", bound=0.05)
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -98,7 +99,7 @@ def test_min_score_answers_none_like_the_device():
 
 
 def test_the_threshold_rule_is_protocol_c_in_thousandths():
-    from bertl14_tools.answer import device_answer, in_domain, to_milli
+    from bertl14_tools.reference.answer import device_answer, in_domain, to_milli
     assert device_answer("HassTurnOn", 894, 950) == ("none", "HassTurnOn")    # best= under the threshold
     assert device_answer("HassTurnOn", 950, 950) == ("HassTurnOn", None)      # >=, in integer thousandths
     assert device_answer("none", 999, 0) == ("none", None)                    # the model's none: no best=
@@ -116,7 +117,7 @@ def test_training_png_draws_what_training_json_holds(tmp_path):
     pytest.importorskip("matplotlib", reason="matplotlib not installed")
     import json
     from pathlib import Path
-    from bertl14_tools.plots import training_summary_png
+    from bertl14_tools.train.plots import training_summary_png
     shipped = json.loads((Path(__file__).resolve().parents[2] / "models" / "intent-en" / "training.json").read_text())
     training_summary_png(shipped, tmp_path / "shipped.png")
     history = [{"epoch": e, "train_loss": 2.0 / e, "val_loss": 2.2 / e, "val_accuracy": 1 - 0.5 / e,
@@ -133,7 +134,7 @@ def test_training_png_draws_what_training_json_holds(tmp_path):
 
 def test_bench_plots_use_log_axes_with_the_measured_lengths(tmp_path):
     pytest.importorskip("matplotlib", reason="matplotlib not installed")
-    from bertl14_tools.plots import bench_instructions_png, bench_stages_png
+    from bertl14_tools.train.plots import bench_instructions_png, bench_stages_png
     stages = {"attention": 5, "ffn": 4, "other": 1}
     rep = {"model": "m", "board": "b", "results": [
         {"engine": e, "seq_len": n, "instructions": k * n * 10**5, "stages": {s: v * n for s, v in stages.items()}}

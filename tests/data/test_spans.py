@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from bertl14_tools import data
+from bertl14_tools.data import dataset as data
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 import sys
 from pathlib import Path
 
-from bertl14_tools import tagging
-from bertl14_tools.slot_values import default_spec
+from bertl14_tools.reference import tagging
+from bertl14_tools.model.slot_values import default_spec
 
 NAMES = tagging.tag_names(["minutes", "hours", "item", "name"])
 IDX = {t: i for i, t in enumerate(NAMES)}

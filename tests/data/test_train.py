@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from bertl14_tools import data
+from bertl14_tools.data import dataset as data
 from bertl14_tools.cli import main
 
 
 def test_arch_parsing_and_flash_estimate():
-    from bertl14_tools.train import estimate_flash, parse_arch   # no torch needed
+    from bertl14_tools.train.training import estimate_flash, parse_arch   # no torch needed
     assert parse_arch("4x128x512x4:3000") == {"layers": 4, "hidden": 128, "intermediate": 512, "heads": 4,
                                               "vocab": 3000}
     assert parse_arch("2x64x128")["heads"] == 2
@@ -21,7 +21,8 @@ def test_arch_parsing_and_flash_estimate():
 
 
 def test_threshold_rule_is_best_validation_accuracy_within_the_false_accept_bound():
-    from bertl14_tools.train import MAX_VAL_FALSE_ACCEPT, choose_threshold
+    from bertl14_tools.reference.answer import MAX_VAL_FALSE_ACCEPT
+    from bertl14_tools.train.training import choose_threshold
     table = [{"min_score": 0.0, "in_domain_accuracy": 0.99, "ood_false_accept": 0.20},
              {"min_score": 0.5, "in_domain_accuracy": 0.98, "ood_false_accept": MAX_VAL_FALSE_ACCEPT},
              {"min_score": 0.6, "in_domain_accuracy": 0.98, "ood_false_accept": 0.05},
@@ -61,6 +62,6 @@ def test_tiny_training_run(tmp_path):
     sel = info["results"]["selection"]
     assert info["min_score"] == sel["min_score"] and sel["ood_validation"] > 0 and sel["in_domain_validation"] > 0
     # the converter reads the folder without torch
-    from bertl14_tools.hf import load_hf
+    from bertl14_tools.model.hf import load_hf
     fm = load_hf(out)
     assert fm.labels == labels and fm.vocab == vocab and fm.num_layers == 1

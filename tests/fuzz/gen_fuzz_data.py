@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path[:0] = [str(HERE.parent / "tokenizer"), str(HERE.parent / "lib")]
 
-from bertl14_tools import vocab_blob  # noqa: E402
-from bertl14_tools.tokenizer import load_vocab  # noqa: E402
+from bertl14_tools.model import vocab_blob  # noqa: E402
+from bertl14_tools.model.tokenizer import load_vocab  # noqa: E402
 from vocabs import build_test_vocab, minilm_vocab_path  # noqa: E402
 
 REGISTRY_FILES = [  # (file, vocabulary it is matched with: "a" uncased, "b" cased)
@@ -59,7 +59,7 @@ SMALL_VOCAB = (["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefghij
 def _models(vocab_size: int, small_vocab_size: int) -> list[bytes]:
     from randmodel import random_quant_model
 
-    from bertl14_tools.model_format import pack_weights
+    from bertl14_tools.model.blob import pack_weights
     api = random_quant_model(seed=5, layers=1, hidden=32, heads_total=4, heads_kept=4, intermediate=64,
                              vocab=vocab_size, max_position=64, labels=4)
     full = random_quant_model(seed=6, layers=2, hidden=16, heads_total=4, heads_kept=4, intermediate=32,
@@ -70,7 +70,7 @@ def _models(vocab_size: int, small_vocab_size: int) -> list[bytes]:
 
 
 def _registries(sections: dict[str, list[int]]) -> list[tuple[list[int], str]]:
-    from bertl14_tools import registry
+    from bertl14_tools.registry import names as registry
     out = []
     for path, which in REGISTRY_FILES:
         hdr = sections[which][256:256 + vocab_blob.HEADER_WORDS]
@@ -143,7 +143,7 @@ def main(out_dir: str) -> int:
                  + "};\nconst uint32_t *const fuzz_registry_vocabs[3] = {"
                  + ", ".join(f"fuzz_vocab_{w}" for _, w in regs) + "};\n")
     (out / "fuzz_data.c").write_text("".join(parts), encoding="utf-8")
-    from bertl14_tools import registry
+    from bertl14_tools.registry import names as registry
     names = []
     for path, _ in REGISTRY_FILES:
         reg = registry.load(path)

@@ -59,7 +59,7 @@ def _build(out: Path, target: str) -> Path:
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_fuzz_short(fuzz_dir, target):
     if target in NEEDS_MODEL and "fuzz_have_model = 1" not in (fuzz_dir / "fuzz_data.c").read_text():
-        pytest.skip("no random model could be generated (bertl14_tools.quant/model_format missing)")
+        pytest.skip("no random model could be generated (bertl14_tools.model.quant/model_format missing)")
     exe = _build(fuzz_dir, target)
     _, _, seconds, min_deep = TARGETS[target]
     seeds = sorted(str(p) for p in (fuzz_dir / "seeds" / target.split("-")[0]).iterdir())

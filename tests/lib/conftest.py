@@ -1,5 +1,5 @@
 """Fixtures of the C-library tests: host builds of both kernel sets and random integer models packed
-with model_format.pack_weights (the converter's packer)."""
+with blob.pack_weights (the converter's packer)."""
 from __future__ import annotations
 
 import sys
@@ -16,11 +16,11 @@ KERNEL_SETS = ["portable", "dsp"]
 
 def _pack():
     try:
-        from bertl14_tools.model_format import pack_weights
+        from bertl14_tools.model.blob import pack_weights
     except ModuleNotFoundError as exc:
-        if exc.name != "bertl14_tools.model_format":
+        if exc.name != "bertl14_tools.model.blob":
             raise
-        pytest.skip("bertl14_tools.model_format (the blob packer) is not in this checkout")
+        pytest.skip("bertl14_tools.model.blob (the blob packer) is not in this checkout")
     return pack_weights
 
 
@@ -30,7 +30,7 @@ def pack():
 
 
 def _lib(kernels):
-    from bertl14_tools import cengine
+    from bertl14_tools.reference import cengine
     try:
         return cengine.load_library(kernels)
     except UserError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertl14_tools.quant import QLayer, QLayerNorm, QLinear, QuantModel
+from bertl14_tools.model.quant import QLayer, QLayerNorm, QLinear, QuantModel
 
 
 def _linear(rng, out, inn, out_bits, f_target_bits):
@@ -76,9 +76,9 @@ def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8,
 def dummy_vocab(words: int = 300) -> np.ndarray:
     """A vocabulary section for encoder-only tests (tokenize is not called)."""
     try:
-        from bertl14_tools.vocab_blob import build_vocab_section
+        from bertl14_tools.model.vocab_blob import build_vocab_section
     except ModuleNotFoundError:
-        pytest.skip("bertl14_tools.vocab_blob is not in this checkout")
+        pytest.skip("bertl14_tools.model.vocab_blob is not in this checkout")
     vocab = {p: i for i, p in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
                                          + [f"w{i}" for i in range(words - 5)])}
     return np.asarray(build_vocab_section(vocab, True, None, True), dtype=np.uint32)

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from randmodel import dummy_vocab, random_quant_model
 
-from bertl14_tools import cbuild, cengine, workbuf
+from bertl14_tools import cbuild
+from bertl14_tools.reference import cengine
+from bertl14_tools.model import workbuf
 from bertl14_tools.errors import UserError
 
 HERE = Path(__file__).parent

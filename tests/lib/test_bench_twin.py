@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertl14_tools import bench, cbuild
+from bertl14_tools.device import bench
+from bertl14_tools import cbuild
 
 NAIVE_SRC = cbuild.REPO / "bench" / "float32_naive" / "src"
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import cli, qemu_target
+from bertl14_tools import cli
+from bertl14_tools.device import qemu_target
 from testsupport import ensure_west_workspace, skip_missing
 
 pytestmark = pytest.mark.qemu

@@ -1,4 +1,4 @@
-"""The C encoder (both kernel sets) against reference.py on random integer models: every token's
+"""The C encoder (both kernel sets) against reference/integer.py on random integer models: every token's
 INT8 row, row scales, output exponent, logits, label and score must be identical."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from randmodel import dummy_vocab, random_quant_model
 
-from bertl14_tools import cengine, reference
+from bertl14_tools.reference import cengine, integer as reference
 
 MODELS = {
     "base": dict(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bertl14_tools import qemu_target as Q
+from bertl14_tools.device import qemu_target as Q
 
 
 def _folder(tmp_path, **options):

@@ -1,4 +1,4 @@
-"""INT8 linear weights (BERTL14_WEIGHTS_INT8): the library built for them against reference.py, both kernel sets --
+"""INT8 linear weights (BERTL14_WEIGHTS_INT8): the library built for them against reference/integer.py, both kernel sets --
 the kernel bertl14_linear_s8 on random and edge requantizations (every shift of 1..62 around the DSP body's fast
 case, sums that do not fit once lifted, s * M >= 2^31, rows whose length is not a multiple of 4), and the whole
 encoder on random INT8 models."""
@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from randmodel import dummy_vocab, random_quant_model
 
-from bertl14_tools import cengine, model_format, reference as R
+from bertl14_tools.reference import cengine, integer as R
+from bertl14_tools.model import blob as model_format
 from bertl14_tools.errors import UserError
-from bertl14_tools.quant import QLinear
+from bertl14_tools.model.quant import QLinear
 
 P = ctypes.c_void_p
 

@@ -50,7 +50,7 @@ def test_accelerated_kernels_match_portable_on_the_core(tmp_path, board, option)
     proc = west("build", "-b", board, "-d", str(build), str(REPO / "tests" / "kernel_check"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert option in (build / ".config").read_text()            # the board's accelerated kernels are the ones built
-    from bertl14_tools.qemu_target import qemu_machine
+    from bertl14_tools.device.qemu_target import qemu_machine
     lines = _run(build / "firmware.elf", qemu_machine(board))
     seen = {}
     for line in lines:

@@ -1,4 +1,4 @@
-"""Each C kernel (portable and DSP bodies) against its reference.py twin on random and edge inputs,
+"""Each C kernel (portable and DSP bodies) against its reference/integer.py twin on random and edge inputs,
 called directly through ctypes (the host shared library exports the internal kernels)."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from bertl14_tools import cengine, reference as R
-from bertl14_tools.quant import QLayerNorm, QLinear
+from bertl14_tools.reference import cengine, integer as R
+from bertl14_tools.model.quant import QLayerNorm, QLinear
 
 P = ctypes.c_void_p
 

@@ -3,7 +3,7 @@ UBSan for both kernel sets (tests/lib/model_checks.c reads each blob into a heap
 read past the data is a sanitizer report and fails the run): every section of a weights blob truncated, cut with its
 header patched, bit-flipped, and its table entry changed; every header field; every parameter at and beyond the
 edges of its range; every table of the vocabulary section. The expected status of each case is reasoned from the
-order of the checks (size, format, checksum, dimensions, layout, ranges), and model_format.check_weights (weights)
+order of the checks (size, format, checksum, dimensions, layout, ranges), and blob.check_weights (weights)
 and vocab_blob.check_section (vocabulary) must refuse the same data with the same status. Blobs at the edges of the
 ranges then run a sentence through tokenize, encode, classify and tag under the sanitizers."""
 from __future__ import annotations
@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 from randmodel import random_quant_model
 
-from bertl14_tools import cbuild, cengine, workbuf
-from bertl14_tools import model_format as MF
-from bertl14_tools import vocab_blob as VB
+from bertl14_tools import cbuild
+from bertl14_tools.reference import cengine
+from bertl14_tools.model import workbuf
+from bertl14_tools.model import blob as MF
+from bertl14_tools.model import vocab_blob as VB
 from bertl14_tools.errors import UserError
 
 HERE = Path(__file__).parent
@@ -375,7 +377,7 @@ def results(driver, tmp_path_factory):
 
 
 def _python_status(w: bytes | None, v) -> str:
-    """model_format.check_weights (or, for a vocabulary case, vocab_blob.check_section) on the same bytes."""
+    """blob.check_weights (or, for a vocabulary case, vocab_blob.check_section) on the same bytes."""
     try:
         if w is not None:
             MF.check_weights(w, c_library=True, weights="int16")     # the INT16 library these cases run on

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _need_tools():
-    from bertl14_tools.qemu_target import missing_tools
+    from bertl14_tools.device.qemu_target import missing_tools
     for tool in missing_tools():
         pytest.skip(f"{tool} not installed (the QEMU target needs arm-none-eabi-gcc, qemu-system-arm, cmake)")
     for mod in ("west", "serial", "hassil", "home_assistant_intents"):
@@ -61,8 +61,9 @@ def test_check_bitexact_qemu_short(model14, capsys):
 
 
 def test_counts_are_deterministic_and_mismatches_are_caught(model14):
-    from bertl14_tools import bitexact, qemu_target, reference
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.device import bitexact, qemu_target
+    from bertl14_tools.reference import integer as reference
+    from bertl14_tools.model.folder import open_model
     model = open_model(model14, progress=False)
     elf = qemu_target.build_image(model.path, "dsp", model.max_seq_len)
     texts = ["turn on the kitchen light", "打开客厅的灯"]

@@ -1,4 +1,4 @@
-"""The token classification (slot tagging) head: C (both kernel sets) against reference.py, tag by tag and
+"""The token classification (slot tagging) head: C (both kernel sets) against reference/integer.py, tag by tag and
 logit by logit, on random integer models and on random Hugging Face models with a `token_classifier`
 converted by `bertl14 convert`; classify and tag after one encode in either order; a model without the
 head answers BERTL14_ERR_NO_TAGGER."""
@@ -11,7 +11,8 @@ import pytest
 from randhf import minilm_dir, write_random_bert
 from randmodel import dummy_vocab, random_quant_model
 
-from bertl14_tools import cengine, cli, reference
+from bertl14_tools.reference import cengine, integer as reference
+from bertl14_tools import cli
 from bertl14_tools.errors import UserError
 
 MODELS = {
@@ -91,7 +92,7 @@ def tagged_model(tagged_hf, tmp_path_factory):
 
 
 def test_converted_tagged_model_c_equals_reference(tagged_model, kernels):
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.model.folder import open_model
     model = open_model(tagged_model, progress=False)
     assert model.tags == json.loads((model._find_source() / "tags.json").read_text())
     assert "#define BERTL14_NUM_TAGS 11" in (tagged_model / "bertl14_config.h").read_text()
@@ -123,8 +124,8 @@ def test_check_bitexact_compares_tags(tagged_model, tmp_path, capsys):
 
 
 def test_a_wrong_tag_is_reported(tagged_model):
-    from bertl14_tools import bitexact
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.device import bitexact
+    from bertl14_tools.model.folder import open_model
     model = open_model(tagged_model, progress=False)
     r = reference.encode(model.qm, model.encode(SENTENCES[0]))
     assert bitexact.compare_tags(r.tags.tolist(), r.tag_logits, r) == []
@@ -138,8 +139,8 @@ def test_a_wrong_tag_is_reported(tagged_model):
 
 def test_float_tag_logits_follow_the_integer_ones(tagged_model):
     """The float engine's tag logits (float_engine.forward) and the integer Q10 logits agree closely."""
-    from bertl14_tools import float_engine
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.model import float_engine
+    from bertl14_tools.model.folder import open_model
     model = open_model(tagged_model, progress=False)
     for text in SENTENCES[:6]:
         ids = model.encode(text)

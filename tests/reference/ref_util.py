@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertl14_tools.floatmodel import FloatLayer, FloatModel
+from bertl14_tools.model.floatmodel import FloatLayer, FloatModel
 
 
 def random_float_model(*, layers=2, hidden=32, heads=4, intermediate=64, positions=40, vocab=50,
@@ -47,7 +47,7 @@ def minilm_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def _minilm():
-    from bertl14_tools.hf import load_hf
+    from bertl14_tools.model.hf import load_hf
     return load_hf(minilm_dir())
 
 
@@ -58,7 +58,7 @@ def minilm():
 
 def tokenizer_for(fm: FloatModel):
     """The TOKENIZER helper's pure-Python WordPiece for fm's vocabulary: text -> ids."""
-    from bertl14_tools.tokenizer import BertTokenizer
+    from bertl14_tools.model.tokenizer import BertTokenizer
     vocab = {p: i for i, p in enumerate(fm.vocab)}
     tok = BertTokenizer(vocab, do_lower_case=fm.do_lower_case, strip_accents=fm.strip_accents,
                         tokenize_chinese_chars=fm.tokenize_chinese_chars)
@@ -70,7 +70,7 @@ def template_sentences(n: int, seed: int = 14) -> tuple[str, ...]:
     """n English sentences expanded from the home-assistant-intents templates (our slot values), shuffled.
     Not the test set: data.build_dataset's seeded walk, as used for training data."""
     try:
-        from bertl14_tools.data import build_dataset
+        from bertl14_tools.data.dataset import build_dataset
         ds = build_dataset("en", per_intent=max(8, n // 40), seed=seed, ood=False, val_fraction=0.0)
     except ImportError as exc:
         pytest.skip(f"hassil / home-assistant-intents not installed ({exc})")

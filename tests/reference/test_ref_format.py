@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from ref_util import random_float_model, random_ids
 
-from bertl14_tools import float_engine, gen_luts
-from bertl14_tools import model_format as MF
-from bertl14_tools import reference as R
+from bertl14_tools.model import float_engine
+from bertl14_tools.reference import gen_luts
+from bertl14_tools.model import blob as MF
+from bertl14_tools.reference import integer as R
 from bertl14_tools.errors import UserError
-from bertl14_tools.quant import QuantOptions, quantize
+from bertl14_tools.model.quant import QuantOptions, quantize
 
 OPTIONS = [QuantOptions(), QuantOptions(smoothing=False), QuantOptions(embedding="int4", max_seq_len=24),
            QuantOptions(act_scale="per_tensor", smoothing=False)]
@@ -58,9 +59,9 @@ def test_blob_header_and_sections():
 
 def test_int4_packing_low_nibble_even_channel():
     q = np.array([[1, -2, 7, -7]])
-    packed = R.pack_int4(q)
+    packed = MF.pack_int4(q)
     assert packed.tolist() == [[0xE1, 0x97]]
-    assert R.unpack_int4(packed).tolist() == q.tolist()
+    assert MF.unpack_int4(packed).tolist() == q.tolist()
 
 
 def test_no_classifier_sections_are_empty():
@@ -111,7 +112,7 @@ def test_read_weights_errors():
 
 def test_generated_c_luts_up_to_date():
     assert gen_luts.DEFAULT_OUT.read_text() == gen_luts.render(), \
-        "bertl14/src/bertl14_luts.c is stale: run python -m bertl14_tools.gen_luts"
+        "bertl14/src/bertl14_luts.c is stale: run python -m bertl14_tools.reference.gen_luts"
     assert R.EXP_LUT[0] == 32768 and R.EXP_LUT[256] == 16384
     assert R.TANH_LUT[0] == 0 and R.TANH_LUT[256] == 32768 and R.ISQRT_LUT[0] == 32768 and R.ISQRT_LUT[192] == 16384
 
@@ -149,7 +150,7 @@ def test_model_without_layers_is_the_embedding():
 
 
 def test_float_engine_errors():
-    from bertl14_tools.float_engine import forward
+    from bertl14_tools.model.float_engine import forward
     fm = random_float_model(seed=11)
     for ids, msg in (([], "0 tokens"), (list(range(fm.max_position + 1)), "takes 1..40"), ([fm.vocab_size], "vocabulary")):
         with pytest.raises(UserError, match=msg):

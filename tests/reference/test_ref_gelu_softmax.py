@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from bertl14_tools import reference as R
-from bertl14_tools.float_engine import gelu_erf, gelu_tanh
+from bertl14_tools.reference import integer as R
+from bertl14_tools.model.float_engine import gelu_erf, gelu_tanh
 
 SEED_X = [-2.0, -1.0, 0.0, 1.0, 2.0]
 SEED_ERF = [-0.0455, -0.1587, 0.0, 0.8413, 1.9545]        # the seed's listed values (erf GELU)

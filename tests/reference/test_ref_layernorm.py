@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from bertl14_tools import reference as R
-from bertl14_tools.float_engine import layer_norm
-from bertl14_tools.quant import quantize_layernorm
+from bertl14_tools.reference import integer as R
+from bertl14_tools.model.float_engine import layer_norm
+from bertl14_tools.model.quant import quantize_layernorm
 
 
 @pytest.mark.parametrize("h,f_r,scale", [(32, 18, 1.0), (384, 17, 3.0), (384, 12, 100.0), (768, 20, 0.5),

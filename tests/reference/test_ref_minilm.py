@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from ref_util import cosine, minilm, minilm_dir, template_sentences, tokenizer_for
 
-from bertl14_tools import reference as R
-from bertl14_tools.float_engine import forward
-from bertl14_tools.quant import QuantOptions, quantize
+from bertl14_tools.reference import integer as R
+from bertl14_tools.model.float_engine import forward
+from bertl14_tools.model.quant import QuantOptions, quantize
 
 N_CALIB = 64
 
@@ -114,7 +114,7 @@ def test_acceptance_500_default():
 @pytest.mark.slow
 def test_acceptance_500_variants_reported():
     """Figures for the per-tensor mode, per-token without smoothing, INT4 embeddings and 4 pruned heads."""
-    from bertl14_tools.prune import head_importance, prune_heads
+    from bertl14_tools.model.prune import head_importance, prune_heads
     fm, ids, calib = _data(500)
     figures = {}
     for name, opts in [("per-token, no smoothing", QuantOptions(smoothing=False)),

@@ -1,7 +1,7 @@
 """Primitives and row quantization of docs/numerics.md sections 1 and 3."""
 import numpy as np
 
-from bertl14_tools import reference as R
+from bertl14_tools.reference import integer as R
 
 
 def _rsr_py(x: int, n: int) -> int:

@@ -1,7 +1,7 @@
 """The domain rule (docs/registry.md, "The domain of a name"): with a registry, the answer is the best label among
 the intents that accept the domain of a name found (none and the intents that take no name stay allowed), scored
 from the same logits. C (bertl14_classify_allowed, bertl14_registry_domain) == Python (answer.classify_allowed,
-registry.entity_domain); the intent -> domains table from the templates (data.intent_domains); the shipped model
+registry.names.entity_domain); the intent -> domains table from the templates (data.dataset.intent_domains); the shipped model
 on "set the <fan> to 40 percent"."""
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertl14_tools import answer as A
-from bertl14_tools import registry as R
+from bertl14_tools.reference import answer as A
+from bertl14_tools.registry import domains as D
+from bertl14_tools.registry import names as R
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,7 @@ entities:
 # ---- the integer part: C == Python -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def clib():
-    from bertl14_tools.cengine import load_library
+    from bertl14_tools.reference.cengine import load_library
     lib = load_library("portable")
     fn = lib.bertl14_classify_allowed
     fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p]
@@ -40,7 +41,7 @@ def clib():
 
 
 def _c_classify_allowed(fn, logits, allowed):
-    from bertl14_tools.cengine import Classification
+    from bertl14_tools.reference.cengine import Classification
     lg = np.ascontiguousarray(logits, dtype=np.int32)
     words = None if allowed is None else np.asarray(A.allowed_words(allowed), dtype=np.uint32)
     r = Classification()
@@ -50,7 +51,7 @@ def _c_classify_allowed(fn, logits, allowed):
 
 
 def test_classify_allowed_c_equals_python(clib):
-    from bertl14_tools.reference import classifier_score, score_thousandths
+    from bertl14_tools.reference.integer import classifier_score, score_thousandths
     rng = random.Random(5)
     for n in range(400):
         c = rng.choice([1, 2, 3, 31, 32, 33, 43, 70])
@@ -82,7 +83,7 @@ def test_classify_allowed_score_is_that_labels_softmax_over_the_allowed():
 
 
 def test_classify_allowed_checks_its_arguments(clib):
-    from bertl14_tools.cengine import Classification
+    from bertl14_tools.reference.cengine import Classification
     r = Classification()
     lg = np.zeros(3, np.int32)
     assert clib(None, 3, None, ctypes.byref(r)) == -5               # BERTL14_ERR_NULL_POINTER
@@ -93,7 +94,7 @@ def test_classify_allowed_checks_its_arguments(clib):
 # ---- the registry's domain: C == Python ---------------------------------------------------------------------------
 @pytest.mark.parametrize("path", ["app/entities.yaml", "docs/examples/entities.yaml", "fan"])
 def test_entity_domain_c_equals_python(path, tmp_path):
-    from bertl14_tools.infer import _c_entity_domain
+    from bertl14_tools.reference.infer import _c_entity_domain
     if path == "fan":
         (tmp_path / "h.yaml").write_text(FAN_HOME)
         path = tmp_path / "h.yaml"
@@ -101,7 +102,7 @@ def test_entity_domain_c_equals_python(path, tmp_path):
     words = R.compile_registry(reg)
     c_domain = _c_entity_domain(words)
     for i, it in enumerate(reg.entities):
-        want = R.DOMAINS.index(it.domain) if it.domain in R.DOMAINS else 0
+        want = D.DOMAINS.index(it.domain) if it.domain in D.DOMAINS else 0
         assert R.entity_domain(words, i) == c_domain(i) == want, it
     for i in (len(reg.entities), len(reg.entities) + 1, 10**6):   # areas, floors, out of range: 0
         assert R.entity_domain(words, i) == c_domain(i) == 0
@@ -110,7 +111,7 @@ def test_entity_domain_c_equals_python(path, tmp_path):
 # ---- the table ---------------------------------------------------------------------------------------------------
 def test_intent_domains_from_the_templates():
     pytest.importorskip("hassil")
-    from bertl14_tools.data import intent_domains
+    from bertl14_tools.data.dataset import intent_domains
     t = intent_domains("en")
     assert t["HassFanSetSpeed"] == ["fan"] and "fan" not in t["HassSetPosition"]
     assert {"cover", "valve"} <= set(t["HassSetPosition"])
@@ -123,28 +124,28 @@ def test_intent_domains_from_the_templates():
 @pytest.mark.parametrize("name", ["intent-en", "intent-en-small", "intent-zh-CN"])
 def test_shipped_models_carry_their_table(name):
     pytest.importorskip("hassil")
-    from bertl14_tools.data import intent_domains
+    from bertl14_tools.data.dataset import intent_domains
     folder = REPO / "models" / name
     stats = json.loads((folder / "training.json").read_text())["training"]["dataset"]
-    table = A.load_intent_domains(folder)
+    table = D.load_intent_domains(folder)
     # the templates it was trained on: Home Assistant's and the --intents files (paths from the repository root)
     assert table == intent_domains(stats["lang"], [str(REPO / f) for f in stats.get("intent_files") or []])
     labels = json.loads((folder / "labels.json").read_text())
-    masks = A.label_domain_masks(labels, table)
-    assert masks[labels.index("none")] == A.ALL_DOMAINS
-    assert masks[labels.index("HassFanSetSpeed")] == 1 << R.DOMAINS.index("fan")
-    assert masks[labels.index("HassStartTimer")] == A.ALL_DOMAINS
+    masks = D.label_domain_masks(labels, table)
+    assert masks[labels.index("none")] == D.ALL_DOMAINS
+    assert masks[labels.index("HassFanSetSpeed")] == 1 << D.DOMAINS.index("fan")
+    assert masks[labels.index("HassStartTimer")] == D.ALL_DOMAINS
 
 
 def test_allowed_labels():
     labels = ["HassFanSetSpeed", "HassSetPosition", "HassStartTimer", "none"]
-    masks = A.label_domain_masks(labels, {"HassFanSetSpeed": ["fan"], "HassSetPosition": ["cover", "valve"],
+    masks = D.label_domain_masks(labels, {"HassFanSetSpeed": ["fan"], "HassSetPosition": ["cover", "valve"],
                                           "HassListAddItem": ["todo"]})
-    fan, cover = R.DOMAINS.index("fan"), R.DOMAINS.index("cover")
-    assert A.allowed_labels(masks, A.name_domain_mask([fan])) == [True, False, True, True]
-    assert A.allowed_labels(masks, A.name_domain_mask([fan, cover])) == [True, True, True, True]
-    assert A.allowed_labels(masks, A.name_domain_mask([0])) is None        # unknown domain: no rule
-    assert A.allowed_labels(None, A.name_domain_mask([fan])) is None       # no table: no rule
+    fan, cover = D.DOMAINS.index("fan"), D.DOMAINS.index("cover")
+    assert A.allowed_labels(masks, D.name_domain_mask([fan])) == [True, False, True, True]
+    assert A.allowed_labels(masks, D.name_domain_mask([fan, cover])) == [True, True, True, True]
+    assert A.allowed_labels(masks, D.name_domain_mask([0])) is None        # unknown domain: no rule
+    assert A.allowed_labels(None, D.name_domain_mask([fan])) is None       # no table: no rule
     assert A.allowed_words([True] * 33) == [0xFFFFFFFF, 1]
 
 
@@ -154,10 +155,10 @@ def test_build_step_writes_the_label_table(tmp_path):
     import shutil
     import subprocess
     import sys
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.model.folder import open_model
     model = open_model(REPO / "models" / "intent-en", progress=False).path
     src = REPO / "app" / "entities.yaml"
-    run = lambda m, out: subprocess.run([sys.executable, "-m", "bertl14_tools.registry", str(src), "--model",  # noqa
+    run = lambda m, out: subprocess.run([sys.executable, "-m", "bertl14_tools.registry.names", str(src), "--model",  # noqa
                                          str(m), "--out", str(out)], capture_output=True, text=True, cwd=REPO)
     proc = run(model, tmp_path / "a")
     assert proc.returncode == 0, proc.stderr
@@ -166,7 +167,7 @@ def test_build_step_writes_the_label_table(tmp_path):
     assert data["label_domains"] == masks and len(masks) == len(labels) == 43
     c = (tmp_path / "a" / "bertl14_label_domains.c").read_text()
     assert c == R.render_label_domains_c(masks, labels, str(model / "labels.json"))
-    assert f"0x{1 << R.DOMAINS.index('fan'):08x}u, /* {labels.index('HassFanSetSpeed')} HassFanSetSpeed */" in c
+    assert f"0x{1 << D.DOMAINS.index('fan'):08x}u, /* {labels.index('HassFanSetSpeed')} HassFanSetSpeed */" in c
     assert "bertl14_label_domains_count = 43u;" in c and "domain rule over 43 labels" in proc.stdout
     bare = tmp_path / "model"                      # a converted folder without a source: no table
     shutil.copytree(model, bare)
@@ -197,8 +198,8 @@ TEXTS = ["set the desk fan to 40 percent", "set the sofa blinds to 40 percent", 
 
 @pytest.mark.parametrize("engine", ["ref", "c"])
 def test_a_fan_is_not_a_cover(homes, engine):
-    from bertl14_tools.infer import Answerer, Entities
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.reference.infer import Answerer, Entities
+    from bertl14_tools.model.folder import open_model
     model = open_model(REPO / "models" / "intent-en", progress=False)
     ent = Entities(homes / "fan.yaml", model, engine)
     plain = Entities(homes / "plain.yaml", model, engine)
@@ -220,7 +221,7 @@ def test_a_fan_is_not_a_cover(homes, engine):
     # the score is the chosen label's softmax probability over the allowed labels, from the same logits
     p = argmax.eng.predict(model.encode(fan.masked))
     q16 = A.classify_allowed(p.logits, fan.allowed)[1]
-    from bertl14_tools.reference import score_thousandths
+    from bertl14_tools.reference.integer import score_thousandths
     assert fan.score_milli == score_thousandths(q16)
 
 
@@ -241,6 +242,6 @@ def test_predict_and_eval_cli_apply_the_rule(homes, tmp_path):
                             [(TEXTS[0], "HassFanSetSpeed"), (TEXTS[1], "HassSetPosition")]))
     res = lines(run_cli("eval", "--model", REPO / "models" / "intent-en", "--engine", "c", "--entities",
                         homes / "fan.yaml", "--data", data, "--min-score", "0", "--json"))[0]
-    with_domains = len(A.load_intent_domains(REPO / "models" / "intent-en"))   # the labels its table lists
+    with_domains = len(D.load_intent_domains(REPO / "models" / "intent-en"))   # the labels its table lists
     changed = sum("argmax" in g for g in got["ref"])                        # the answers the rule changed
     assert res["accuracy"] == 1.0 and res["domain_rule"] == {"labels_with_domains": with_domains, "changed": changed}

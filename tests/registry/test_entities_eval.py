@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import registry as R
-from bertl14_tools.slots import SlotScore, expected_slots
+from bertl14_tools.registry import names as R
+from bertl14_tools.reference.slots import SlotScore, expected_slots
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "convert"))
@@ -90,7 +90,7 @@ def test_wrong_or_missing_object_is_wrong(reg):
 # ---- the engine path with a tiny random model --------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
-    from bertl14_tools.convert import ConvertOptions, convert
+    from bertl14_tools.model.convert import ConvertOptions, convert
     root = tmp_path_factory.mktemp("ent")
     src = write_tiny_bert(root / "tiny", vocab=TINY_VOCAB + ["[", "]", "name", "area", "floor"],
                           calibration=CALIB)
@@ -171,8 +171,8 @@ def test_entities_errors_are_one_line(model, tmp_path):
 
 def test_c_matcher_equals_reference_through_the_engine_path(model, home):
     import random
-    from bertl14_tools.infer import Entities
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.reference.infer import Entities
+    from bertl14_tools.model.folder import open_model
     m = open_model(model, progress=False)
     ref, c = Entities(home, m, "ref", 8), Entities(home, m, "c", 8)
     words = ["kitchen", "light", "Lamp", "reading", "lounge", "LIVING", "room", "fan", "downstairs", "the", "on",
@@ -193,8 +193,8 @@ def test_check_bitexact_entities(model, home, tmp_path):
 
 
 def test_check_bitexact_reports_a_matcher_difference(model, home):
-    from bertl14_tools.bitexact import MatcherPair
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.device.bitexact import MatcherPair
+    from bertl14_tools.model.folder import open_model
     pair = MatcherPair(home, open_model(model, progress=False), 4)
     assert pair.mask("turn on the kitchen light") == ("turn on the [NAME]", [])
     real = pair.c.match
@@ -209,8 +209,8 @@ def test_public_homes_c_equals_python_on_public_sentences(lang):
     """The shipped model's tokenizer options, the public home, every public sentence: C matcher == Python."""
     if not (DATA / f"{lang}_home.json").is_file():
         pytest.skip(f"public test data not found at {DATA} (set BERTL14_TEST_DATA)")
-    from bertl14_tools.cengine import RegistryMatcher
-    from bertl14_tools.vocab_blob import build_vocab_section
+    from bertl14_tools.reference.cengine import RegistryMatcher
+    from bertl14_tools.model.vocab_blob import build_vocab_section
     vocab = (REPO / "models" / f"intent-{lang}" / "vocab.txt").read_text(encoding="utf-8").splitlines()
     section = build_vocab_section({p: i for i, p in enumerate(vocab)})  # the shipped vocabulary, uncased
     import warnings

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import cbuild, registry as R, vocab_blob as V
+from bertl14_tools import cbuild
+from bertl14_tools.registry import names as R
+from bertl14_tools.model import vocab_blob as V
 from bertl14_tools.errors import UserError
-from bertl14_tools.tokenizer import SPECIAL_TOKENS
+from bertl14_tools.model.tokenizer import SPECIAL_TOKENS
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "bertl14" / "registry" / "bertl14_registry.c"
@@ -149,7 +151,7 @@ def test_numeral_floors_need_their_suffix(section, tmp_path):
     assert both(eng, "二")[2] == []
     assert both(eng, "一楼")[2] == [(3, 2, 0, 6)]              # the floor written "一楼" wins over 一's implied form
     assert both(eng, "一层")[2] == [(3, 1, 0, 6)]
-    from bertl14_tools.slots import SlotScore
+    from bertl14_tools.reference.slots import SlotScore
     score = SlotScore()   # "一楼" names floor 一楼 and (implied) floor 一: either expectation agrees
     assert score.add({"floor": "一"}, {"floor": "一楼"}, reg) is True
     assert score.add({"floor": "一楼"}, {"floor": "一楼"}, reg) is True

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import registry as R
-from bertl14_tools import vocab_blob as V
+from bertl14_tools.registry import names as R
+from bertl14_tools.model import vocab_blob as V
 
 REPO = Path(__file__).resolve().parents[2]
 REGISTRY = """\
@@ -24,7 +24,7 @@ entities:
 
 @pytest.fixture(scope="module")
 def zh():
-    from bertl14_tools.modelio import open_model, read_model_parts
+    from bertl14_tools.model.folder import open_model, read_model_parts
     model = open_model(REPO / "models" / "intent-zh-CN", progress=False)
     return model, read_model_parts(model.path / "model.bl14")[1]
 
@@ -39,7 +39,7 @@ def test_upper_case_ascii_matches_without_a_map_entry(tmp_path, zh):
     reg, words = R.build_for_model(f, model.path)
     engines = [R.Matcher(words, vocab)]
     try:
-        from bertl14_tools.cengine import RegistryMatcher
+        from bertl14_tools.reference.cengine import RegistryMatcher
         engines.append(RegistryMatcher(words, vocab))
     except Exception as exc:   # no C compiler: the Python reference alone
         print(f"C matcher not available: {exc}")

@@ -1,4 +1,4 @@
-"""The firmware build's registry step, `python -m bertl14_tools.registry FILE --model DIR --out DIR`
+"""The firmware build's registry step, `python -m bertl14_tools.registry.names FILE --model DIR --out DIR`
 (cmake/registry.cmake): writes bertl14_registry.c (render_c of compile_registry for the model's tokenizer
 options) and registry.json; a bad file exits 2 with `error: file:line: ...` and no traceback; an unchanged
 table is not rewritten (no recompile); the listing is what the firmware's `:entities` prints."""
@@ -16,17 +16,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.model.folder import open_model
     return open_model(REPO / "models" / "intent-en", progress=False).path
 
 
 def _run(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bertl14_tools.registry", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "bertl14_tools.registry.names", *map(str, args)], capture_output=True,
                           text=True, timeout=120, cwd=REPO)
 
 
 def test_writes_the_table_for_the_model(tmp_path, model_dir):
-    from bertl14_tools import registry as R
+    from bertl14_tools.registry import names as R
     src = REPO / "app" / "entities.yaml"
     proc = _run(src, "--model", model_dir, "--out", tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -40,7 +40,7 @@ def test_writes_the_table_for_the_model(tmp_path, model_dir):
     assert data["listing"][-1] == {"kind": "floor", "name": "Top Floor", "domain": "", "parent": ""}
     assert f"table {4 * len(words):,} B" in proc.stdout
     # the model's options are in the table's header: the matcher accepts it with this vocabulary
-    from bertl14_tools.modelio import read_model_parts
+    from bertl14_tools.model.folder import read_model_parts
     st, out, slots = R.Matcher(words, read_model_parts(model_dir / "model.bl14")[1]).match("dim the TV in the lounge")
     assert (st, out, [s[:2] for s in slots]) == (0, b"dim the [NAME] in the [AREA]", [(1, 3), (2, 1)])
 
@@ -75,7 +75,7 @@ def test_not_a_model_folder(tmp_path):
 
 
 def test_table_objects_read_back_names_and_parents():
-    from bertl14_tools import registry as R
+    from bertl14_tools.registry import names as R
     reg = R.load(REPO / "app" / "entities.yaml")
     objs = R.table_objects(R.compile_registry(reg))
     assert [n for n, _ in objs[R.KIND_NAME]] == [e.name for e in reg.entities]

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bertl14_tools import cbuild, slot_values as S
+from bertl14_tools import cbuild
+from bertl14_tools.model import slot_values as S
 from bertl14_tools.errors import UserError
 
 HERE = Path(__file__).resolve().parent

@@ -9,7 +9,9 @@ import shutil
 import numpy as np
 import pytest
 
-from bertl14_tools import bench_peer, cli, tflite_export
+from bertl14_tools.device import bench_peer
+from bertl14_tools import cli
+from bertl14_tools.model import tflite_export
 from testsupport import REPO, skip_missing
 
 pytestmark = [pytest.mark.slow, pytest.mark.qemu]
@@ -64,9 +66,9 @@ def test_bench_json_has_the_peer_rows(ready, tmp_path, capsys):
 def test_the_board_image_answers_as_the_host_runner(ready):
     """The logits and tag logits the M7 image prints (CMSIS-NN's DSP code) are byte for byte the host runner's
     (its portable C code): the agreement measured on the host is the board's."""
-    from bertl14_tools import qemu_target
-    from bertl14_tools.bench import _ids
-    from bertl14_tools.modelio import open_model
+    from bertl14_tools.device import qemu_target
+    from bertl14_tools.device.bench import _ids
+    from bertl14_tools.model.folder import open_model
     model = open_model(MODEL, progress=False)
     texts = ["turn on the kitchen light", "set the bedroom temperature to twenty degrees"]
     lens = sorted({len(model.encode(x)) for x in texts} | {16})

@@ -1,4 +1,4 @@
-"""The int8 .tflite export of `bertl14 bench`'s tflm-cmsis-nn engine (scripts/bertl14_tools/tflite_export.py): a tiny
+"""The int8 .tflite export of `bertl14 bench`'s tflm-cmsis-nn engine (scripts/bertl14_tools/model/tflite_export.py): a tiny
 random BERT is exported, the flatbuffer carries what TFLite's full-integer quantization gives (per-channel weights,
 the fixed softmax and tanh outputs), its float graph is the model, and TFLM (the engine's host runner, built from
 bench/tflm_cmsis_nn with the CMSIS-NN kernels) answers what the Python int8 graph computes, within the kernels'
@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertl14_tools import bench_peer, float_engine, tflite_export
+from bertl14_tools.device import bench_peer
+from bertl14_tools.model import float_engine, tflite_export
 from bertl14_tools.errors import UserError
-from bertl14_tools.floatmodel import FloatLayer, FloatModel
+from bertl14_tools.model.floatmodel import FloatLayer, FloatModel
 from testsupport import skip_missing
 
 H, HEADS, I, LAYERS, VOCAB, POSITIONS, LABELS, TAGS = 16, 2, 32, 2, 40, 24, 5, 3

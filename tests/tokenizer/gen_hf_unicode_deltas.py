@@ -1,5 +1,5 @@
 """Probe the installed Hugging Face `tokenizers` (Rust) BERT normalizer and pre-tokenizer code point by code point
-and print where its Unicode classes differ from the rules in `bertl14_tools.tokenizer` built on Python's unicodedata.
+and print where its Unicode classes differ from the rules in `bertl14_tools.model.tokenizer` built on Python's unicodedata.
 
 HF's Rust code uses its own, older Unicode tables (the `unicode_categories` crate) and a typo in one CJK range, so
 `BertTokenizer` from transformers >= 5 disagrees with Python's unicodedata on ~900 rarely used code points. The
@@ -33,7 +33,7 @@ def main() -> int:
     pre = pre_tokenizers.BertPreTokenizer()
 
     sys.path.insert(0, __file__.rsplit("/tests/", 1)[0] + "/scripts")
-    from bertl14_tools import tokenizer as T
+    from bertl14_tools.model import tokenizer as T
 
     py_control = {cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and T._category_control(chr(cp))}
     hf_control, hf_ws, hf_cjk, hf_punct, hf_mn = set(), set(), set(), set(), set()

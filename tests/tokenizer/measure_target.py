@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sentences as S  # noqa: E402
-from bertl14_tools.qemu_target import QemuTarget, build_image  # noqa: E402
-from bertl14_tools.tokenizer import BertTokenizer, load_vocab  # noqa: E402
+from bertl14_tools.device.qemu_target import QemuTarget, build_image  # noqa: E402
+from bertl14_tools.model.tokenizer import BertTokenizer, load_vocab  # noqa: E402
 
 
 def main() -> int:

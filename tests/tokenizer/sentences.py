@@ -1,7 +1,7 @@
 """Test sentences for tokenizer parity, generated (never read from the public test set).
 
 `intent_sentences(lang, n, seed)`: Home Assistant intent templates (home-assistant-intents, hassil syntax) expanded
-by bertl14_tools.data's seeded random walk, slot values from our own lists (zh-CN's for zh-HK and zh-TW), then
+by bertl14_tools.data.dataset's seeded random walk, slot values from our own lists (zh-CN's for zh-HK and zh-TW), then
 varied in case and punctuation so cased vocabularies see capitals. `random_unicode(n, seed)`: strings drawn from
 all planes plus the scripts tokenizers get wrong most often. `ADVERSARIAL`: the hand-made list.
 """
@@ -56,7 +56,7 @@ def intent_sentences(lang: str, n: int, seed: int = 0) -> list[str]:
     import home_assistant_intents
     from hassil.intents import Intents
 
-    from bertl14_tools import data
+    from bertl14_tools.data import dataset as data
 
     rng = random.Random(f"{lang}-{seed}")
     slot_lang = "en" if lang == "en" else "zh-CN"

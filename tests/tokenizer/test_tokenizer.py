@@ -10,8 +10,8 @@ import time
 import pytest
 
 import sentences as S
-from bertl14_tools import tokenizer as T
-from bertl14_tools import vocab_blob
+from bertl14_tools.model import tokenizer as T
+from bertl14_tools.model import vocab_blob
 from ctok import (INVALID_CONFIG, INVALID_SEQ_LEN, INVALID_UTF8, MODEL_CORRUPT, MODEL_FORMAT, MODEL_LAYOUT,
                   MODEL_SIZE, NULL_POINTER, OK, TOKEN_OVERFLOW, CTokenizer)
 

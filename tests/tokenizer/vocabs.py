@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sentences as S  # noqa: E402
-from bertl14_tools import vocab_blob  # noqa: E402
-from bertl14_tools.tokenizer import SPECIAL_TOKENS, BertTokenizer, load_vocab  # noqa: E402
+from bertl14_tools.model import vocab_blob  # noqa: E402
+from bertl14_tools.model.tokenizer import SPECIAL_TOKENS, BertTokenizer, load_vocab  # noqa: E402
 
 
 def minilm_vocab_path() -> Path | None:

@@ -1,0 +1,1 @@
+"""The model: its float form and forward pass, Hugging Face loading, quantization, pruning, vocabulary trim, the tokenizer, the model.bl14 blob and its vocabulary section, slot value tables, the converter, model folders, work-buffer planning, board fit, the TFLite export."""

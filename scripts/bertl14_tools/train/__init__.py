@@ -1,0 +1,1 @@
+"""Training a model, its reports and plots."""
