@@ -15,12 +15,7 @@ KERNEL_SETS = ["portable", "dsp"]
 
 
 def _pack():
-    try:
-        from bertl14_tools.model.blob import pack_weights
-    except ModuleNotFoundError as exc:
-        if exc.name != "bertl14_tools.model.blob":
-            raise
-        pytest.skip("bertl14_tools.model.blob (the blob packer) is not in this checkout")
+    from bertl14_tools.model.blob import pack_weights
     return pack_weights
 
 

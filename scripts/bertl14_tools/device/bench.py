@@ -170,7 +170,7 @@ def write_float_model(fm, max_seq: int, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     heads = len(fm.layers[0].heads_kept) if fm.layers[0].heads_kept else fm.num_heads
     labels = fm.cls_w.shape[0] if fm.has_classifier else 0
-    h = [f"#ifndef FLOAT_MODEL_H", "#define FLOAT_MODEL_H",
+    h = ["#ifndef FLOAT_MODEL_H", "#define FLOAT_MODEL_H",
          f"#define FM_LAYERS {fm.num_layers}", f"#define FM_HIDDEN {fm.hidden}", f"#define FM_HEADS {heads}",
          f"#define FM_HEAD_DIM {fm.head_dim}", f"#define FM_INTERMEDIATE {fm.intermediate}",
          f"#define FM_MAX_SEQ {max_seq}", f"#define FM_LABELS {labels}", f"#define FM_LN_EPS {fm.layer_norm_eps:.9g}f",

@@ -29,8 +29,7 @@ from .. import REPO_ROOT
 from ..errors import UserError
 
 PEER = "tflm-cmsis-nn"
-REPO = REPO_ROOT
-IMAGE_SRC = REPO / "bench" / "tflm_cmsis_nn"
+IMAGE_SRC = REPO_ROOT / "bench" / "tflm_cmsis_nn"
 KERNEL_TOKENS = 32            # the token block of the kernel rows, as the bertl14 kernel rows
 SOFTMAX_ROWS = (32, 128)
 

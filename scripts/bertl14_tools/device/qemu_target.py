@@ -42,8 +42,7 @@ import numpy as np
 from .. import REPO_ROOT
 from ..errors import UserError
 
-REPO = REPO_ROOT
-IMAGE_SRC = REPO / "tests" / "target"
+IMAGE_SRC = REPO_ROOT / "tests" / "target"
 TIMER_HZ = 25_000_000
 STAGES = ("other", "tokenize", "embed", "quant", "qkv", "scores", "softmax", "context", "attn_out",
           "ffn_up", "gelu", "ffn_down", "layernorm", "classifier")   # bertl14_profile.h order
@@ -57,7 +56,7 @@ KERNEL_CONFIG = {"portable": {}, "dsp": {"BERTL14_USE_DSP": "y"},
 
 @functools.cache
 def _west() -> tuple:
-    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    sys.path.insert(0, str(REPO_ROOT / "scripts" / "west_commands"))
     try:
         from bertl14_west import BuildError, qemu
     finally:
@@ -183,7 +182,7 @@ def _cache() -> Path:
     tree it was configured from (another clone's build of the same image would be refused)."""
     base = os.environ.get("BERTL14_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "bertl14")
-    return Path(base) / "target" / hashlib.sha256(str(REPO.resolve()).encode()).hexdigest()[:8]
+    return Path(base) / "target" / hashlib.sha256(str(REPO_ROOT.resolve()).encode()).hexdigest()[:8]
 
 
 def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "mps2_an500",
@@ -206,7 +205,7 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
     if not quiet:
         print(f"building the {board} test image ({kernels} kernels) in {build_dir}", file=sys.stderr)
-    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
         tail = "\n".join(ln[:300] for ln in (proc.stdout + proc.stderr).strip().splitlines()[-25:])
         raise UserError(f"building the {board} test image failed ({' '.join(cmd[2:5])} ...):\n{tail}")

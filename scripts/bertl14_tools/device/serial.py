@@ -24,11 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import REPO_ROOT
 from .. import textio, ui
 from ..errors import UserError
 
-REPO = REPO_ROOT
 BANNER_PREFIX = "bertl14 ready "
 ANSWER_PREFIXES = ("intent=", "error=", "ok ")
 DEFAULT_TIMEOUT = 20.0

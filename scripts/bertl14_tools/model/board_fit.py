@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import functools
 import sys
-from pathlib import Path
 
 from .. import REPO_ROOT
 from ..errors import UserError
-
-REPO = REPO_ROOT
 
 
 @functools.cache
 def _west_boards():
     """bertl14_west.boards (scripts/west_commands), shared with `west build` and `west boards`; None outside a
     repository checkout (an installed package without the boards)."""
-    sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
+    sys.path.insert(0, str(REPO_ROOT / "scripts" / "west_commands"))
     try:
         from bertl14_west import BuildError, boards
     except ImportError:
