@@ -116,7 +116,7 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
     for (uint32_t j = 0; j < nb; j++) {
         for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
             int8_t *const out = dst + j * dst_stride + hd * d * col_stride;
-            dst_scale[j * scale_stride + hd] = bertl14_quantize_row_s8(q16 + j * A + hd * d, d,
+            dst_scale[j * scale_stride + hd] = bertl14_quantize_row_s16(q16 + j * A + hd * d, d,
                                                                        col_stride == 1u ? out : row, NULL);
             for (uint32_t c = 0; col_stride != 1u && c < d; c++) {
                 out[c * col_stride] = row[c];                                   /* transposed */
@@ -129,7 +129,7 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
 static void load_rows(bertl14_ctx_t *ctx, const int8_t *rows, const uint32_t *scales, uint32_t nb, uint32_t width)
 {
     BERTL14_STAGE(QUANT);
-    bertl14_widen_block_s8_s16(rows, nb, width, BUF(ctx, x16, int16_t));
+    bertl14_widen_block_s8(rows, nb, width, BUF(ctx, x16, int16_t));
     memcpy(BUF(ctx, x_scale, uint32_t), scales, nb * sizeof(uint32_t));
 }
 
@@ -155,7 +155,7 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
         BERTL14_STAGE(LAYERNORM);
         bertl14_layernorm_s32(e, H, E->ln.eps_q, E->ln.gamma, E->ln.beta, E->ln.g_shift, ln16); /* LN(e) */
         BERTL14_STAGE(QUANT);
-        hs[t] = bertl14_quantize_row_s8(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
+        hs[t] = bertl14_quantize_row_s16(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
     }
 }
 
@@ -189,13 +189,13 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
                 bertl14_attn_scores_s8(q8 + j * A + hd * d, qs[j * heads + hd], k + hd * d, AS, ks + hd, maxh,
                                        n, d, L->score_shift, scores);             /* x_u = q.k_u */
                 BERTL14_STAGE(SOFTMAX);
-                bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
+                bertl14_softmax_s32(scores, n, probs);                             /* p = softmax(x) */
                 BERTL14_STAGE(CONTEXT);
                 bertl14_attn_context_s8(probs, v + hd * d * n, n, vs + hd, maxh, n, d, scores,
                                         ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
             }
             BERTL14_STAGE(QUANT);
-            xs[j] = bertl14_quantize_row_block_s8(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
+            xs[j] = bertl14_quantize_row_block_s16(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
         }
         BERTL14_STAGE(ATTN_OUT);
         bertl14_linear(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
@@ -205,7 +205,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             bertl14_layernorm_s32(y32 + j * H, H, L->ln1.eps_q, L->ln1.gamma, L->ln1.beta, L->ln1.g_shift,
                                   ln16 + j * H);                                  /* h1 = LN1(r) */
             BERTL14_STAGE(QUANT);
-            h1s[j] = bertl14_quantize_row_block_s8(ln16 + j * H, H, h1 + j * H, x16, j, nb);
+            h1s[j] = bertl14_quantize_row_block_s16(ln16 + j * H, H, h1 + j * H, x16, j, nb);
         }
         BERTL14_STAGE(FFN_UP);
         bertl14_linear(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
@@ -219,7 +219,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
             bertl14_layernorm_s32(y32 + j * H, H, L->ln2.eps_q, L->ln2.gamma, L->ln2.beta, L->ln2.g_shift,
                                   ln16 + j * H);                                  /* h = LN2(r) */
             BERTL14_STAGE(QUANT);
-            hs[t0 + j] = bertl14_quantize_row_s8(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
+            hs[t0 + j] = bertl14_quantize_row_s16(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
         }
     }
 }
@@ -357,7 +357,7 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     for (uint32_t c = 0; c < H; c++) {
         ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
     }
-    xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
+    xs[0] = bertl14_quantize_row_s16(ln16, H, NULL, x16);                          /* INT8 pooled row */
     bertl14_linear(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
     st = bertl14_classify_allowed(y32, C, NULL, result);                          /* argmax, its softmax (Q16) */
     BERTL14_STAGE(OTHER);

@@ -14,11 +14,11 @@
  * bertl14_linear is its kernel; the blob's flag bit 5 must say the same (bertl14_model_parse). */
 #if defined(BERTL14_WEIGHTS_INT8)
 typedef int8_t bertl14_weight_t;
-#define bertl14_linear bertl14_linear_s8
+#define bertl14_linear bertl14_linear_s8_w8
 #define BERTL14_WEIGHT_FLAG BERTL14_FLAG_WEIGHTS_INT8
 #else
 typedef int16_t bertl14_weight_t;
-#define bertl14_linear bertl14_linear_s16
+#define bertl14_linear bertl14_linear_s8_w16
 #define BERTL14_WEIGHT_FLAG 0u
 #endif
 

@@ -352,12 +352,12 @@ static uint8_t bench_buf[160 * 1024] __attribute__((aligned(8)));
  * the converter gives that type (INT16 weights: 35..40 here; INT8: 8 less). */
 #if defined(BERTL14_WEIGHTS_INT8)
 typedef int8_t bench_weight_t;
-#define BENCH_LINEAR bertl14_linear_s8
+#define BENCH_LINEAR bertl14_linear_s8_w8
 #define BENCH_W(i) ((int8_t)((int32_t)((i) * 101u % 255u) - 127))
 #define BENCH_SHIFT 30
 #else
 typedef int16_t bench_weight_t;
-#define BENCH_LINEAR bertl14_linear_s16
+#define BENCH_LINEAR bertl14_linear_s8_w16
 #define BENCH_W(i) ((int16_t)((int32_t)((i) * 101u % 4001u) - 2000))
 #define BENCH_SHIFT 38
 #endif
@@ -412,7 +412,7 @@ static void bench_softmax(const char *name, uint32_t n, uint32_t reps)
     for (uint32_t r = 0; r < reps; r++) {
         memcpy(s, src, n * 4u);                         /* the kernel uses its input as scratch */
         const uint32_t t0 = platform_cycles();
-        bertl14_softmax_u8(s, n, p);
+        bertl14_softmax_s32(s, n, p);
         count += target_instructions(platform_cycles() - t0);
     }
     kernel_line(name, reps, count, n);

@@ -395,7 +395,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
 
 #endif
 
-void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
+void bertl14_linear_s8_w16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
                         const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
                         int16_t *y16, int32_t *y32, uint32_t y_stride)
 {

@@ -1,6 +1,6 @@
 /* Linear layer: INT8 weights (one symmetric scale per output channel, folded into the requantization) x INT8
  * activations held as int16 in the block layout (bertl14_kernels.h), per-channel requantization: the integers of
- * the INT16 kernel's formula (docs/numerics.md section 4b). The encoder calls it instead of bertl14_linear_s16
+ * the INT16 kernel's formula (docs/numerics.md section 4b). The encoder calls it instead of bertl14_linear_s8_w16
  * when BERTL14_WEIGHTS_INT8 is defined (CONFIG_BERTL14_WEIGHTS_INT8); without it this file compiles to nothing.
  *
  * The blob stores every group of four weights 4c..4c+3 of a row in the order 4c, 4c+2, 4c+1, 4c+3
@@ -245,7 +245,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
 }
 #endif
 
-void bertl14_linear_s8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
+void bertl14_linear_s8_w8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
                        const int8_t *w, uint32_t out, const bertl14_requant_t *rq,
                        int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
