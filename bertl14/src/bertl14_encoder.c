@@ -1,10 +1,6 @@
 /* The integer encoder: work-buffer plan, forward pass, pooler + classifier, token classifier (tags).
  * Numerics: docs/numerics.md. One commented line a step; kernels in kernels/. */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include <string.h>
 
 #include "bertl14_internal.h"

@@ -1,11 +1,7 @@
 /* Reading the weights blob (docs/model-format.md, version 2): the checks of every byte at init (size, checksum,
  * section table against the dimensions, parameter ranges) and section lookup. Nothing is copied: every tensor is
  * a pointer into the caller's (flash) array. */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include <string.h>
 
 #include "bertl14_internal.h"

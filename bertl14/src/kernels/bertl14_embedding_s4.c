@@ -1,9 +1,6 @@
 /* Embedding lookup (docs/numerics.md "Embeddings"): INT4 word row (two channels a byte) + position row
  * (token type 0 folded in), each with a uint16 row scale and a per-table shift, into Q(f_e). */
-/* Once per token: compiled for size (the core library's 16 KB budget, tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Once a token: compiled for size (bertl14/sources.cmake). */
 #include "bertl14_kernels.h"
 
 void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
