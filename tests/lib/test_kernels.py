@@ -19,9 +19,8 @@ def lib_for(kernels):
     lib.bertl14_quantize_row_s16.argtypes = [P, ctypes.c_uint32, P, P]
     lib.bertl14_softmax_s32.argtypes = [P, ctypes.c_uint32, P]
     lib.bertl14_gelu_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_int32]
-    lib.bertl14_layernorm_s32.argtypes = [P, ctypes.c_uint32, ctypes.c_int64, P, P, ctypes.c_int32, P]
-    lib.bertl14_linear_s8_w16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, P, ctypes.c_uint32, P, P, P,
-                                       ctypes.c_uint32]
+    lib.bertl14_layernorm_s32.argtypes = [P, P, ctypes.c_uint32, P]
+    lib.bertl14_linear_s8_w16.argtypes = [P, P, P, P, P, P, P]
     lib.bertl14_widen_s8.argtypes = [P, ctypes.c_uint32, P]
     lib.bertl14_widen_block_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, P]
     lib.bertl14_quantize_row_block_s16.restype = ctypes.c_uint32
@@ -116,12 +115,31 @@ def test_layernorm(kernels):
         beta = rng.integers(-4000, 4000, size=h).astype(np.int32)
         ln = QLayerNorm(gamma=gamma, beta=beta, f_g=15, f_out=10, eps_q=eps)
         y = np.zeros(h, np.int16)
-        lib.bertl14_layernorm_s32(ptr(r), h, eps, ptr(gamma), ptr(beta), 12 + 15 - 10, ptr(y))
+        params = LayerNormParams(ptr(gamma), ptr(beta), eps, 12 + 15 - 10, 10)
+        lib.bertl14_layernorm_s32(ctypes.byref(params), ptr(r), h, ptr(y))
         np.testing.assert_array_equal(y, R.layernorm_s16(r[None, :], ln, 18)[0])
 
 
 class Requant(ctypes.Structure):
     _fields_ = [("mult", P), ("shift", P), ("bias", P)]
+
+
+class LinearDims(ctypes.Structure):
+    """bertl14_linear_dims"""
+    _fields_ = [("tokens", ctypes.c_uint32), ("inn", ctypes.c_uint32), ("out", ctypes.c_uint32),
+                ("y_stride", ctypes.c_uint32)]
+
+
+class AttnParams(ctypes.Structure):
+    """bertl14_attn_params"""
+    _fields_ = [("n", ctypes.c_uint32), ("d", ctypes.c_uint32), ("k_stride", ctypes.c_uint32),
+                ("v_stride", ctypes.c_uint32), ("scale_stride", ctypes.c_uint32), ("score_shift", ctypes.c_int32)]
+
+
+class LayerNormParams(ctypes.Structure):
+    """bertl14_layernorm_params"""
+    _fields_ = [("gamma", P), ("beta", P), ("eps_q", ctypes.c_int64), ("g_shift", ctypes.c_int32),
+                ("f_out", ctypes.c_int32)]
 
 
 @pytest.mark.parametrize("tokens,inn,out", [(1, 64, 16), (4, 384, 32), (7, 30, 9), (9, 1536, 8), (3, 3, 3)])
@@ -140,13 +158,16 @@ def test_linear(kernels, tokens, inn, out, bits):
     qb = to_block(q)                                           # the kernel's input layout
     if bits == 16:
         y = np.zeros((tokens, out), np.int16)
-        lib.bertl14_linear_s8_w16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None, out)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, out)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), ptr(y), None)
         yb = np.zeros(tokens * out, np.int16)                  # y_stride 0: output in the block layout
-        lib.bertl14_linear_s8_w16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(yb), None, 0)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, 0)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), ptr(yb), None)
         np.testing.assert_array_equal(from_block(yb, tokens, out), y)
     else:
         y = np.zeros((tokens, out), np.int32)
-        lib.bertl14_linear_s8_w16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, out)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), None, ptr(y))
     np.testing.assert_array_equal(y, R.linear_s8_s16(q, s, lin, bits))
 
 
@@ -186,8 +207,7 @@ def test_block_layout_kernels(kernels, tokens, n):
 @pytest.mark.parametrize("n,d,wide", [(1, 4, False), (7, 32, False), (33, 16, True), (64, 30, False), (130, 5, True)])
 def test_attn_context_transposed_values(kernels, n, d, wide):
     lib = lib_for(kernels)
-    lib.bertl14_attn_context_s8.argtypes = [P, P, ctypes.c_uint32, P, ctypes.c_uint32, ctypes.c_uint32,
-                                            ctypes.c_uint32, P, P]
+    lib.bertl14_attn_context_s8.argtypes = [P, P, P, P, P, P]
     rng = np.random.default_rng(n * 100 + d)
     p = rng.integers(0, 256, n).astype(np.uint8)
     sv = rng.integers(1, 131072 if wide else 30000, n).astype(np.uint32)   # weights of 17 bits, or int16 ones
@@ -196,5 +216,6 @@ def test_attn_context_transposed_values(kernels, n, d, wide):
     vt = np.zeros((d, stride), np.int8)
     vt[:, :n] = v8.T
     w, out = np.zeros(n, np.int32), np.zeros(d, np.int16)
-    lib.bertl14_attn_context_s8(ptr(p), ptr(vt), stride, ptr(sv), 1, n, d, ptr(w), ptr(out))
+    ap = AttnParams(n, d, 0, stride, 1, 0)
+    lib.bertl14_attn_context_s8(ctypes.byref(ap), ptr(p), ptr(vt), ptr(sv), ptr(w), ptr(out))
     np.testing.assert_array_equal(out, R.attn_context_s8(p[None, :], v8, sv)[0])

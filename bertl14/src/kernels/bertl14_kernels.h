@@ -33,6 +33,11 @@
 #define BERTL14_NOINLINE
 #endif
 
+/* ---- fixed exponents (docs/numerics.md) ---------------------------------------------------- */
+#define BERTL14_ROW_SCALE_BITS 8  /**< a row scale's fraction bits: real(q) = q * s * 2^-(F + 8) */
+#define BERTL14_F_SM 10           /**< exponent of the attention scores the softmax takes, Q(F_SM) */
+#define BERTL14_UNIT_BITS 12      /**< Q12: smoothing factors, the normalized LayerNorm row, tanh's input */
+
 /* ---- loads and stores ---------------------------------------------------------------------- */
 
 /** The 32-bit word at p (any alignment), read as bytes: the one way the library reads memory as another type
@@ -213,6 +218,14 @@ typedef struct {
     const int32_t *bias;  /**< B_o in Q(F_out) (may be unaligned in flash: read with bertl14_ld32) */
 } bertl14_requant_t;
 
+/** Shape of a linear kernel call: `tokens` rows of `in` values in, `tokens` rows of `out` values out. */
+typedef struct {
+    uint32_t tokens;   /**< rows of x and y (the encoder's blocks: 1..4 tokens; more run the portable loop) */
+    uint32_t in;       /**< input channels: values in a row of x and in a row of w */
+    uint32_t out;      /**< output channels: rows of w, values in a row of y */
+    uint32_t y_stride; /**< elements between output rows; 0: y16 in the block layout (tokens x out) */
+} bertl14_linear_dims;
+
 /**
  * Linear layer, INT16 weights x INT8 activations, several tokens a weight load:
  * acc[t,o] = sum_i x[t,i] * w[o,i]; y[t,o] = rsr(acc * s_t * M_o, S_o) + B_o, then sat16 into
@@ -221,11 +234,9 @@ typedef struct {
  *                 (bertl14_block_index; 4-byte aligned for the DSP body's word loads)
  * @param x_scale  s_t per token row
  * @param w        weights [out][in] int16
- * @param y_stride elements between output rows; 0: y16 in the block layout (tokens x out)
  */
-void bertl14_linear_s8_w16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
-                        const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
-                        int16_t *y16, int32_t *y32, uint32_t y_stride);
+void bertl14_linear_s8_w16(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                           const uint32_t *x_scale, const int16_t *w, int16_t *y16, int32_t *y32);
 
 /**
  * Linear layer, INT8 weights (one scale per output channel, folded into M_o and S_o) x INT8 activations: the
@@ -234,19 +245,27 @@ void bertl14_linear_s8_w16(const int16_t *x, const uint32_t *x_scale, uint32_t t
  * -127..127 (row quantization's range; the DSP body's requantization relies on it). Compiled into the
  * library (next to bertl14_linear_s8_w16) only when BERTL14_WEIGHTS_INT8 is defined.
  */
-void bertl14_linear_s8_w8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
-                       const int8_t *w, uint32_t out, const bertl14_requant_t *rq,
-                       int16_t *y16, int32_t *y32, uint32_t y_stride);
+void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                          const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32);
+
+/** Shapes and score shift of one layer's attention, the same for every head and query row. */
+typedef struct {
+    uint32_t n;            /**< keys: tokens of the sequence */
+    uint32_t d;            /**< head dimension: values in one head's slice of a row */
+    uint32_t k_stride;     /**< bytes between two tokens' key rows (every head's keys of a token are one row) */
+    uint32_t v_stride;     /**< values between two channels' rows of the transposed values (a channel's n tokens) */
+    uint32_t scale_stride; /**< words between two tokens' scales of one head (the heads' scales of a token adjoin) */
+    int32_t score_shift;   /**< the scores' shift to Q(F_SM): f_q + f_k + 16 - F_SM */
+} bertl14_attn_params;
 
 /**
  * Attention scores of one query row against n keys, one head:
- * x_u = rsr(sum_d q[d]*k[u,d] * (sq * sk_u), shift).
- * @param q      d int8 query values
- * @param k      key rows (int8), k_stride bytes apart; sk scales, sk_stride words apart
+ * x_u = rsr(sum_d q[d]*k[u,d] * (sq * sk_u), score_shift).
+ * @param q      d int8 query values, sq their row scale
+ * @param k      the head's slice of the first key row (int8); sk the head's scale of the first token
  */
-void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint32_t k_stride,
-                            const uint32_t *sk, uint32_t sk_stride, uint32_t n, uint32_t d,
-                            int32_t shift, int32_t *scores);
+void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint32_t sq, const int8_t *k,
+                            const uint32_t *sk, int32_t *scores);
 
 /**
  * LUT softmax (numerics "softmax"): scores in Q(F_SM) -> probabilities p_u in Q8 (uint8).
@@ -257,17 +276,27 @@ void bertl14_softmax_s32(int32_t *scores, uint32_t n, uint8_t *p);
 /**
  * Attention context of one head: w_u = rsr(p_u * sv_u, 8); c[d] = sum_u w_u * v[u,d];
  * ctx[d] = sat16(rsr(c[d], 8)). The values are stored transposed: channel c's n values (key u at u) start at
- * v + c * v_stride. `w` is n int32 of scratch (may be the softmax's scores).
+ * v + c * v_stride; sv is the head's scale of the first token. `w` is scratch of
+ * bertl14_attn_context_s8_get_buffer_size bytes (may be the softmax's scores).
  */
-void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_stride, const uint32_t *sv,
-                             uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx);
+void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, const int8_t *v, const uint32_t *sv,
+                             int32_t *w, int16_t *ctx);
+
+/** Scratch bytes bertl14_attn_context_s8 needs for n keys. */
+static inline uint32_t bertl14_attn_context_s8_get_buffer_size(uint32_t n) { return n * (uint32_t)sizeof(int32_t); }
 
 /** tanh-LUT GELU in place on int16 values in Q(f_in), 0 <= f_in <= 12 (numerics "GELU"). */
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in);
 
-/** residual_add_s32: r_c = sat32(y_c + rsr(h_c * s_h * u_c, shift)) (int32 y in place),
- *  shift = F_h + 8 + 12 - F_r, u the Q12 un-smoothing factors. */
-void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n);
+/** Parameters of one residual add (the blob's, with the shift derived from its exponents). */
+typedef struct {
+    const uint16_t *u; /**< un-smoothing factor per channel, Q12 (4096: none) */
+    int32_t shift;     /**< F_h + 8 + 12 - F_r: the INT8 row times its scale and u, to Q(F_r) of the sum */
+} bertl14_residual_params;
+
+/** residual_add_s32: y_c = sat32(y_c + rsr(h_c * s_h * u_c, shift)) on n channels (int32 y in place), h an INT8
+ *  row with its scale s_h. */
+void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const int8_t *h, uint32_t s_h, uint32_t n);
 
 /** GELU then smooth_s16 (x_c = sat16(rsr(x_c * ism_c, 12))), in place on a block-layout tensor of
  *  `tokens` rows of n channels in Q(f_in), one pass. */
@@ -285,13 +314,16 @@ void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_
 void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
                           uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
 
-/**
- * Integer LayerNorm (numerics "LayerNorm") of one row r (int32, Q(F_r)) -> int16 y in Q(F_out).
- * @param eps_q   max(1, round(eps * 2^(2 F_r)))
- * @param gamma   int16 Q(F_G); beta int32 Q(F_out) (may be unaligned)
- * @param g_shift 12 + F_G - F_out
- */
-void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const int16_t *gamma,
-                           const int32_t *beta, int32_t g_shift, int16_t *y);
+/** Parameters of one LayerNorm (the blob's, with the shifts derived from its exponents). */
+typedef struct {
+    const int16_t *gamma; /**< scale per channel, Q(F_G) */
+    const int32_t *beta;  /**< shift per channel, Q(F_out) (may be unaligned in flash) */
+    int64_t eps_q;        /**< max(1, round(eps * 2^(2 F_r))) */
+    int32_t g_shift;      /**< 12 + F_G - F_out */
+    int32_t f_out;        /**< F_out: exponent of the output (and of the INT8 rows made from it) */
+} bertl14_layernorm_params;
+
+/** Integer LayerNorm (numerics "LayerNorm") of one row r of n int32 values in Q(F_r) -> int16 y in Q(F_out). */
+void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r, uint32_t n, int16_t *y);
 
 #endif /* BERTL14_KERNELS_H */

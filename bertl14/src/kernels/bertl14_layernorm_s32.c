@@ -107,9 +107,12 @@ static inline __attribute__((always_inline)) void normalize4_mve(const int32_t *
 }
 #endif
 
-void bertl14_layernorm_s32(const int32_t *r, uint32_t n, int64_t eps_q, const int16_t *gamma,
-                           const int32_t *beta, int32_t g_shift, int16_t *y)
+void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r, uint32_t n, int16_t *y)
 {
+    const int16_t *const gamma = ln->gamma;
+    const int32_t *const beta = ln->beta;
+    const int64_t eps_q = ln->eps_q;
+    const int32_t g_shift = ln->g_shift;
     int64_t sum = 0;
     int32_t lo = 0, hi = 0;
 #if defined(BERTL14_USE_MVE)

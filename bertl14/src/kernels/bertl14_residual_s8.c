@@ -49,8 +49,10 @@ static inline __attribute__((always_inline)) void residual4_mve(int32_t *y, cons
 }
 #endif
 
-void bertl14_residual_s8(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u, int32_t shift, uint32_t n)
+void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const int8_t *h, uint32_t s_h, uint32_t n)
 {
+    const uint16_t *const u = rp->u;
+    const int32_t shift = rp->shift;
     if (shift < 9 || s_h >= (1u << 17)) {
         residual_generic(y, h, s_h, u, shift, n);
         return;

@@ -130,13 +130,14 @@ static void check_linear(void)
         memset(y16b, 0x55, sizeof y16b);
         memset(y32a, 0x55, sizeof y32a);
         memset(y32b, 0x55, sizeof y32b);
+        const bertl14_linear_dims dims = {tokens, in, out, ys};
         if (mode != 2u || ys == 0u) {
-            ref_linear_s8_w16(x, xsc, tokens, in, w, out, &rq, y16a, NULL, ys);
-            bertl14_linear_s8_w16(x, xsc, tokens, in, w, out, &rq, y16b, NULL, ys);
+            ref_linear_s8_w16(&dims, &rq, x, xsc, w, y16a, NULL);
+            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, y16b, NULL);
             check("linear_s8_w16", y16a, y16b, sizeof y16a, c);
         } else {
-            ref_linear_s8_w16(x, xsc, tokens, in, w, out, &rq, NULL, y32a, ys);
-            bertl14_linear_s8_w16(x, xsc, tokens, in, w, out, &rq, NULL, y32b, ys);
+            ref_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32a);
+            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32b);
             check("linear_s8_w16", y32a, y32b, sizeof y32a, c);
         }
     }
@@ -170,8 +171,9 @@ static void check_scores(void)
         }
         const uint32_t sq = c % 5u == 1u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
         const int32_t shift = c % 6u == 0u ? rr(0, 64) : rr(21, 40);
-        ref_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32a);
-        bertl14_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32b);
+        const bertl14_attn_params ap = {n, d, kst, 0, sst, shift};
+        ref_attn_scores_s8(&ap, q8, sq, kv, kvs, s32a);
+        bertl14_attn_scores_s8(&ap, q8, sq, kv, kvs, s32b);
         check("attn_scores_s8", s32a, s32b, n * 4u, c);
     }
     report("attn_scores_s8");
@@ -228,8 +230,9 @@ static void check_context(void)
         memset(ctxa, 0x55, sizeof ctxa);
         memset(ctxb, 0x55, sizeof ctxb);
         const int8_t *v = kv + (c % 13u == 0u ? 1 : 0);
-        ref_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32a, ctxa);
-        bertl14_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32b, ctxb);
+        const bertl14_attn_params ap = {n, d, 0, vst, sst, 0};
+        ref_attn_context_s8(&ap, pa, v, kvs, s32a, ctxa);
+        bertl14_attn_context_s8(&ap, pa, v, kvs, s32b, ctxb);
         check("attn_context_s8", ctxa, ctxb, sizeof ctxa, c);
     }
     report("attn_context_s8");
@@ -295,15 +298,17 @@ static void check_layernorm(void)
         const int64_t eps = c % 5u == 0u ? (int64_t)1 << rr(0, 61) : rr(1, 1000);
         const int32_t gs = c % 13u == 0u ? rr(0, 33) : rr(2, 20);
         const int32_t *b = c % 2u ? beta + 1 : (const int32_t *)(const void *)((const char *)beta + 2);
-        ref_layernorm_s32(row, n, eps, gamma_, b, gs, lna);
-        bertl14_layernorm_s32(row, n, eps, gamma_, b, gs, lnb);
+        const bertl14_layernorm_params ln = {gamma_, b, eps, gs, 0};
+        ref_layernorm_s32(&ln, row, n, lna);
+        bertl14_layernorm_s32(&ln, row, n, lnb);
         check("layernorm_s32", lna, lnb, n * 2u, c);
         const uint32_t s_h = c % 5u == 0u ? (uint32_t)rr(1, 1 << 20) : (uint32_t)rr(1, 66050);
         const int32_t shift = c % 6u == 0u ? rr(0, 50) : rr(9, 30);
         memcpy(ra, row, n * 4u);
         memcpy(rb, row, n * 4u);
-        ref_residual_s8(ra, hres, s_h, uu, shift, n);
-        bertl14_residual_s8(rb, hres, s_h, uu, shift, n);
+        const bertl14_residual_params rp = {uu, shift};
+        ref_residual_s8(&rp, ra, hres, s_h, n);
+        bertl14_residual_s8(&rp, rb, hres, s_h, n);
         check("layernorm_s32", ra, rb, n * 4u, c);
     }
     report("layernorm_s32 residual_s8");

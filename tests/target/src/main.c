@@ -395,7 +395,8 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
     for (uint32_t r = 0; r < reps; r++) {
         for (uint32_t t = 0; t < tokens; t += 4) {      /* blocks of 4 tokens, as the encoder calls it */
             const uint32_t nb = tokens - t < 4u ? tokens - t : 4u;
-            BENCH_LINEAR(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
+            const bertl14_linear_dims dims = {nb, in, out, out};
+            BENCH_LINEAR(&dims, &rq, x + t * in, xs + t, w, NULL, y + t * out);
         }
     }
     kernel_line(name, reps, target_instructions(platform_cycles() - t0), tokens * in * out);
