@@ -168,6 +168,8 @@ static inline int32_t bertl14_tanh_q12(int32_t u)
 
 /* ---- kernels ------------------------------------------------------------------------------ */
 
+/* bertl14_quantize_row_s16.c */
+
 /**
  * Row quantization (numerics "quantize_row_s8"): q_i = sat8(rsr(x_i * inv, 24)) with
  * s = max(1, ceil(256 * max|x| / 127)), inv = div_round(2^32, s). Writes int8 values into q8 (if
@@ -179,8 +181,9 @@ uint32_t bertl14_quantize_row_s16(const int16_t *x, uint32_t n, int8_t *q8, int1
 /** Scale of a row: max(1, ceil(256 * max|x| / 127)). */
 uint32_t bertl14_row_scale_s16(const int16_t *x, uint32_t n);
 
+/* bertl14_widen_s8.c */
 
-/** Widen count int8 values to int16 (bertl14_widen_s8.c). */
+/** Widen count int8 values to int16. */
 void bertl14_widen_s8(const int8_t *x, uint32_t count, int16_t *y);
 
 /*
@@ -201,7 +204,9 @@ void bertl14_widen_block_s8(const int8_t *rows, uint32_t tokens, uint32_t n, int
 /** quantize_row_s8 of one contiguous row x (token t of a block of `tokens`): int8 values into q8
  *  (if not NULL) and into the block layout at blk (if not NULL). @return the row scale s. */
 uint32_t bertl14_quantize_row_block_s16(const int16_t *x, uint32_t n, int8_t *q8, int16_t *blk, uint32_t t,
-                                       uint32_t tokens);
+                                        uint32_t tokens);
+
+/* bertl14_quantize_block_s16.c */
 
 /** quantize_row_s8 in place of token t of a block-layout tensor (its n values become int8 values
  *  held as int16). @return the row scale s. */
@@ -210,6 +215,8 @@ uint32_t bertl14_quantize_block_s16(int16_t *blk, uint32_t n, uint32_t t, uint32
 /** bertl14_quantize_block_s16 when m = max |x| of the token's values is known (the producing pass took it).
  *  Portable and DSP bodies (an MVE build quantizes through bertl14_quantize_block_s16). */
 uint32_t bertl14_quantize_block_max_s16(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens, uint32_t m);
+
+/* bertl14_linear_s8_w16.c, bertl14_linear_s8_w8.c */
 
 /** Per-output-channel requantization of a linear layer (numerics "Linear layer"). */
 typedef struct {
@@ -248,6 +255,8 @@ void bertl14_linear_s8_w16(const bertl14_linear_dims *dims, const bertl14_requan
 void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
                           const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32);
 
+/* bertl14_attn_scores_s8.c, bertl14_softmax_s32.c, bertl14_attn_context_s8.c */
+
 /** Shapes and score shift of one layer's attention, the same for every head and query row. */
 typedef struct {
     uint32_t n;            /**< keys: tokens of the sequence */
@@ -285,8 +294,21 @@ void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, co
 /** Scratch bytes bertl14_attn_context_s8 needs for n keys. */
 static inline uint32_t bertl14_attn_context_s8_get_buffer_size(uint32_t n) { return n * (uint32_t)sizeof(int32_t); }
 
+/* bertl14_gelu_s16.c */
+
 /** tanh-LUT GELU in place on int16 values in Q(f_in), 0 <= f_in <= 12 (numerics "GELU"). */
 void bertl14_gelu_s16(int16_t *x, uint32_t n, int32_t f_in);
+
+/** GELU then smooth_s16 (x_c = sat16(rsr(x_c * ism_c, 12))), in place on a block-layout tensor of
+ *  `tokens` rows of n channels in Q(f_in), one pass. */
+void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in);
+
+/** bertl14_gelu_smooth_block_s16, then bertl14_quantize_block_s16 of each token (scale[t]: its row scale),
+ *  the quantization's max |x| taken in the GELU pass. */
+void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
+                                     uint32_t *scale);
+
+/* bertl14_residual_s8.c */
 
 /** Parameters of one residual add (the blob's, with the shift derived from its exponents). */
 typedef struct {
@@ -298,14 +320,7 @@ typedef struct {
  *  row with its scale s_h. */
 void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const int8_t *h, uint32_t s_h, uint32_t n);
 
-/** GELU then smooth_s16 (x_c = sat16(rsr(x_c * ism_c, 12))), in place on a block-layout tensor of
- *  `tokens` rows of n channels in Q(f_in), one pass. */
-void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in);
-
-/** bertl14_gelu_smooth_block_s16, then bertl14_quantize_block_s16 of each token (scale[t]: its row scale),
- *  the quantization's max |x| taken in the GELU pass. */
-void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
-                                     uint32_t *scale);
+/* bertl14_embedding_s8.c, bertl14_embedding_s4.c */
 
 /** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)):
  *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */
@@ -313,6 +328,8 @@ void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_
                           uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
 void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
                           uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
+
+/* bertl14_layernorm_s32.c */
 
 /** Parameters of one LayerNorm (the blob's, with the shifts derived from its exponents). */
 typedef struct {
