@@ -1,10 +1,6 @@
 /* Public API glue: argument checks, the short calls on the default context, status strings,
  * tensor dumps through the application's output hook. The encoder itself is bertl14_encoder.c. */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include "bertl14.h"
 #include "bertl14_internal.h"
 #include "bertl14_tokenizer.h"

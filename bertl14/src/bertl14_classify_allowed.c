@@ -6,10 +6,6 @@
  * bertl14_ctx_classify computes its top score (numerics "softmax": exp_q23 of each logit's distance to the largest
  * one, bertl14_kernels.h) over the allowed labels; with every label allowed the two are the same bits. Python twin:
  * bertl14_tools.answer.classify_allowed. */
-/* Cold code (only sentences that name a device of a known domain): compiled for size, as bertl14_api.c. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
 #include "bertl14.h"
 #include "bertl14_internal.h"
 

@@ -1,10 +1,6 @@
 /* The integer encoder: work-buffer plan, forward pass, pooler + classifier, token classifier (tags).
  * Numerics: docs/numerics.md. One commented line a step; kernels in kernels/. */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include <string.h>
 
 #include "bertl14_internal.h"
@@ -100,24 +96,36 @@ bertl14_status_t bertl14_ctx_init(bertl14_ctx_t *ctx, const bertl14_config_t *co
 
 #define BUF(ctx, field, type) ((type *)(void *)((ctx)->config.work_buffer_ptr + (ctx)->plan.field))
 
+/* y = x W^T + b of nb token rows of x (block layout, scales xs), sat16 into y16 or sat32 into y32; out_stride as
+ * bertl14_linear_dims.y_stride */
+static void linear(const bertl14_linear_t *lin, const int16_t *x, const uint32_t *xs, uint32_t nb, int16_t *y16,
+                   int32_t *y32, uint32_t out_stride)
+{
+    const bertl14_linear_dims dims = {nb, lin->in, lin->out, out_stride};
+    bertl14_linear(&dims, &lin->rq, x, xs, lin->w, y16, y32);
+}
+
+/* Views of a [tokens][heads * d] tensor (queries, keys, contexts) and its scales [tokens][heads]: token t's slice
+ * of head hd, and that slice's scale. */
+static inline uint32_t head_at(uint32_t t, uint32_t hd, uint32_t heads, uint32_t d) { return (t * heads + hd) * d; }
+static inline uint32_t scale_at(uint32_t t, uint32_t hd, uint32_t heads) { return t * heads + hd; }
+
 /* Linear projection of nb token rows followed by row quantization per head (Q, K, V): value c of token j at
  * dst[j * dst_stride + c * col_stride] (col_stride 1: rows; else transposed, a channel's tokens contiguous). */
 static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t heads, uint32_t nb,
-                          int8_t *dst, uint32_t dst_stride, uint32_t col_stride, uint32_t *dst_scale,
-                          uint32_t scale_stride)
+                          int8_t *dst, uint32_t dst_stride, uint32_t col_stride, uint32_t *dst_scale)
 {
     const uint32_t d = ctx->dims.head_dim, A = heads * d;
     int16_t *q16 = BUF(ctx, q16, int16_t);
     BERTL14_STAGE(QKV);
-    bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, lin->in, lin->w, A,
-                       &lin->rq, q16, NULL, A);                                 /* y = x W^T + b, sat16 */
+    linear(lin, BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, q16, NULL, A); /* y = x W^T + b, sat16 */
     BERTL14_STAGE(QUANT);
     int8_t *const row = BUF(ctx, q8, int8_t);                                   /* free while K, V are made */
     for (uint32_t j = 0; j < nb; j++) {
         for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
             int8_t *const out = dst + j * dst_stride + hd * d * col_stride;
-            dst_scale[j * scale_stride + hd] = bertl14_quantize_row_s8(q16 + j * A + hd * d, d,
-                                                                       col_stride == 1u ? out : row, NULL);
+            dst_scale[scale_at(j, hd, heads)] = bertl14_quantize_row_s16(q16 + head_at(j, hd, heads, d), d,
+                                                                         col_stride == 1u ? out : row, NULL);
             for (uint32_t c = 0; col_stride != 1u && c < d; c++) {
                 out[c * col_stride] = row[c];                                   /* transposed */
             }
@@ -129,7 +137,7 @@ static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint3
 static void load_rows(bertl14_ctx_t *ctx, const int8_t *rows, const uint32_t *scales, uint32_t nb, uint32_t width)
 {
     BERTL14_STAGE(QUANT);
-    bertl14_widen_block_s8_s16(rows, nb, width, BUF(ctx, x16, int16_t));
+    bertl14_widen_block_s8(rows, nb, width, BUF(ctx, x16, int16_t));
     memcpy(BUF(ctx, x_scale, uint32_t), scales, nb * sizeof(uint32_t));
 }
 
@@ -153,17 +161,16 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
                                  E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
         }
         BERTL14_STAGE(LAYERNORM);
-        bertl14_layernorm_s32(e, H, E->ln.eps_q, E->ln.gamma, E->ln.beta, E->ln.g_shift, ln16); /* LN(e) */
+        bertl14_layernorm_s32(&E->ln, e, H, ln16);                                /* LN(e) */
         BERTL14_STAGE(QUANT);
-        hs[t] = bertl14_quantize_row_s8(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
+        hs[t] = bertl14_quantize_row_s16(ln16, H, h + t * H, NULL);               /* h0 INT8 rows */
     }
 }
 
 static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t n)
 {
     const uint32_t B = BERTL14_TOKEN_BLOCK, H = ctx->dims.hidden, d = ctx->dims.head_dim;
-    const uint32_t maxh = ctx->dims.max_heads_kept, AS = maxh * d;     /* K/V row stride */
-    const uint32_t heads = maxh, A = heads * d, I = L->up.out;
+    const uint32_t heads = ctx->dims.max_heads_kept, A = heads * d, I = L->up.out;
     int8_t *h = BUF(ctx, h, int8_t), *k = BUF(ctx, k, int8_t), *v = BUF(ctx, v, int8_t);
     uint32_t *hs = BUF(ctx, h_scale, uint32_t), *ks = BUF(ctx, k_scale, uint32_t), *vs = BUF(ctx, v_scale, uint32_t);
     int16_t *x16 = BUF(ctx, x16, int16_t), *ctx16 = BUF(ctx, ctx16, int16_t), *ln16 = BUF(ctx, ln16, int16_t);
@@ -172,54 +179,53 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
     int8_t *q8 = BUF(ctx, q8, int8_t), *h1 = BUF(ctx, h1, int8_t);
     int32_t *y32 = BUF(ctx, y32, int32_t), *scores = BUF(ctx, scores, int32_t);
     uint8_t *probs = BUF(ctx, probs, uint8_t);
+    /* keys: row-major [n][A]; values transposed: channel c's n tokens at v + c * n */
+    const bertl14_attn_params ap = {n, d, A, n, heads, L->score_shift};
 
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* K, V of every token */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->k, heads, nb, k + t0 * AS, AS, 1, ks + t0 * maxh, maxh);  /* k = h Wk^T + bk */
-        project_heads(ctx, &L->v, heads, nb, v + t0, 1, n, vs + t0 * maxh, maxh);        /* v = h Wv^T + bv, v^T */
+        project_heads(ctx, &L->k, heads, nb, k + t0 * A, A, 1, ks + t0 * heads);         /* k = h Wk^T + bk */
+        project_heads(ctx, &L->v, heads, nb, v + t0, 1, n, vs + t0 * heads);             /* v = h Wv^T + bv, v^T */
     }
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* then a block of queries */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->q, heads, nb, q8, A, 1, qs, heads);                /* q = h Wq^T + bq (1/sqrt(d) folded) */
+        project_heads(ctx, &L->q, heads, nb, q8, A, 1, qs);                       /* q = h Wq^T + bq, 1/sqrt(d) in */
         for (uint32_t j = 0; j < nb; j++) {
             for (uint32_t hd = 0; hd < heads; hd++) {                             /* one head, one query row */
+                const uint32_t qj = head_at(j, hd, heads, d), k0 = head_at(0, hd, heads, d);
                 BERTL14_STAGE(SCORES);
-                bertl14_attn_scores_s8(q8 + j * A + hd * d, qs[j * heads + hd], k + hd * d, AS, ks + hd, maxh,
-                                       n, d, L->score_shift, scores);             /* x_u = q.k_u */
+                bertl14_attn_scores_s8(&ap, q8 + qj, qs[scale_at(j, hd, heads)], k + k0, ks + hd, scores); /* x = q.k */
                 BERTL14_STAGE(SOFTMAX);
-                bertl14_softmax_u8(scores, n, probs);                             /* p = softmax(x) */
+                bertl14_softmax_s32(scores, n, probs);                            /* p = softmax(x) */
                 BERTL14_STAGE(CONTEXT);
-                bertl14_attn_context_s8(probs, v + hd * d * n, n, vs + hd, maxh, n, d, scores,
-                                        ctx16 + j * A + hd * d);                  /* c = sum_u p_u v_u */
+                bertl14_attn_context_s8(&ap, probs, v + k0 * n, vs + hd, scores, ctx16 + qj); /* c = sum_u p_u v_u */
             }
             BERTL14_STAGE(QUANT);
-            xs[j] = bertl14_quantize_row_block_s8(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
+            xs[j] = bertl14_quantize_row_block_s16(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
         }
         BERTL14_STAGE(ATTN_OUT);
-        bertl14_linear(x16, xs, nb, A, L->o.w, H, &L->o.rq, NULL, y32, H);    /* a = c Wo^T + bo */
+        linear(&L->o, x16, xs, nb, NULL, y32, H);                                 /* a = c Wo^T + bo */
         for (uint32_t j = 0; j < nb; j++) {
             BERTL14_STAGE(LAYERNORM);
-            bertl14_residual_s8(y32 + j * H, h + (t0 + j) * H, hs[t0 + j], L->res1_u, L->res1_shift, H); /* r = a + h */
-            bertl14_layernorm_s32(y32 + j * H, H, L->ln1.eps_q, L->ln1.gamma, L->ln1.beta, L->ln1.g_shift,
-                                  ln16 + j * H);                                  /* h1 = LN1(r) */
+            bertl14_residual_s8(&L->res1, y32 + j * H, h + (t0 + j) * H, hs[t0 + j], H); /* r = a + h */
+            bertl14_layernorm_s32(&L->ln1, y32 + j * H, H, ln16 + j * H);         /* h1 = LN1(r) */
             BERTL14_STAGE(QUANT);
-            h1s[j] = bertl14_quantize_row_block_s8(ln16 + j * H, H, h1 + j * H, x16, j, nb);
+            h1s[j] = bertl14_quantize_row_block_s16(ln16 + j * H, H, h1 + j * H, x16, j, nb); /* INT8 h1 rows */
         }
         BERTL14_STAGE(FFN_UP);
-        bertl14_linear(x16, h1s, nb, H, L->up.w, I, &L->up.rq, up16, NULL, 0); /* u = h1 Wi^T + bi (block layout) */
+        linear(&L->up, x16, h1s, nb, up16, NULL, 0);                              /* u = h1 Wi^T + bi (block layout) */
         BERTL14_STAGE(GELU);
         bertl14_gelu_quantize_block_s16(up16, L->gelu_ism, I, nb, L->f_up, xs);   /* g' = GELU(u) / sm, INT8 in place */
         BERTL14_STAGE(FFN_DOWN);
-        bertl14_linear(up16, xs, nb, I, L->down.w, H, &L->down.rq, NULL, y32, H); /* f = g Wo2^T + bo2 */
+        linear(&L->down, up16, xs, nb, NULL, y32, H);                             /* f = g Wo2^T + bo2 */
         for (uint32_t j = 0; j < nb; j++) {
             BERTL14_STAGE(LAYERNORM);
-            bertl14_residual_s8(y32 + j * H, h1 + j * H, h1s[j], L->res2_u, L->res2_shift, H);   /* r = f + h1 */
-            bertl14_layernorm_s32(y32 + j * H, H, L->ln2.eps_q, L->ln2.gamma, L->ln2.beta, L->ln2.g_shift,
-                                  ln16 + j * H);                                  /* h = LN2(r) */
+            bertl14_residual_s8(&L->res2, y32 + j * H, h1 + j * H, h1s[j], H);    /* r = f + h1 */
+            bertl14_layernorm_s32(&L->ln2, y32 + j * H, H, ln16 + j * H);         /* h = LN2(r) */
             BERTL14_STAGE(QUANT);
-            hs[t0 + j] = bertl14_quantize_row_s8(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
+            hs[t0 + j] = bertl14_quantize_row_s16(ln16 + j * H, H, h + (t0 + j) * H, NULL); /* in place */
         }
     }
 }
@@ -325,8 +331,7 @@ static void row_linear(bertl14_ctx_t *ctx, uint32_t t, const bertl14_linear_t *l
     const uint32_t H = ctx->dims.hidden;
     load_rows(ctx, BUF(ctx, h, int8_t) + t * H, BUF(ctx, h_scale, uint32_t) + t, 1, H);
     BERTL14_STAGE(CLASSIFIER);
-    bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), 1, H, lin->w, lin->out, &lin->rq,
-                       NULL, y, lin->out);
+    linear(lin, BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), 1, NULL, y, lin->out);
 }
 
 static uint32_t first_argmax(const int32_t *y, uint32_t n)
@@ -357,8 +362,8 @@ bertl14_status_t bertl14_ctx_classify(bertl14_ctx_t *ctx, bertl14_classification
     for (uint32_t c = 0; c < H; c++) {
         ln16[c] = (int16_t)bertl14_sat16(bertl14_tanh_q12(y32[c]));             /* pooled = tanh(z) (Q15) */
     }
-    xs[0] = bertl14_quantize_row_s8(ln16, H, NULL, x16);                          /* INT8 pooled row */
-    bertl14_linear(x16, xs, 1, H, head.classifier.w, C, &head.classifier.rq, NULL, y32, C); /* logits (Q10) */
+    xs[0] = bertl14_quantize_row_s16(ln16, H, NULL, x16);                          /* INT8 pooled row */
+    linear(&head.classifier, x16, xs, 1, NULL, y32, C);                          /* logits (Q10) */
     st = bertl14_classify_allowed(y32, C, NULL, result);                          /* argmax, its softmax (Q16) */
     BERTL14_STAGE(OTHER);
     return st;
@@ -399,8 +404,7 @@ bertl14_status_t bertl14_ctx_tag(bertl14_ctx_t *ctx, uint8_t *tags, uint32_t max
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, BUF(ctx, h, int8_t) + t0 * H, BUF(ctx, h_scale, uint32_t) + t0, nb, H);
         BERTL14_STAGE(CLASSIFIER);
-        bertl14_linear(BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, H, head.tagger.w, T,
-                           &head.tagger.rq, NULL, y, T);                          /* logits = h_t Wt^T + bt (Q10) */
+        linear(&head.tagger, BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, NULL, y, T); /* h_t Wt^T + bt */
         for (uint32_t j = 0; j < nb; j++) {
             tags[t0 + j] = (uint8_t)first_argmax(y + j * T, T);                  /* first argmax */
         }

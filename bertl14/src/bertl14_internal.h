@@ -14,11 +14,11 @@
  * bertl14_linear is its kernel; the blob's flag bit 5 must say the same (bertl14_model_parse). */
 #if defined(BERTL14_WEIGHTS_INT8)
 typedef int8_t bertl14_weight_t;
-#define bertl14_linear bertl14_linear_s8
+#define bertl14_linear bertl14_linear_s8_w8
 #define BERTL14_WEIGHT_FLAG BERTL14_FLAG_WEIGHTS_INT8
 #else
 typedef int16_t bertl14_weight_t;
-#define bertl14_linear bertl14_linear_s16
+#define bertl14_linear bertl14_linear_s8_w16
 #define BERTL14_WEIGHT_FLAG 0u
 #endif
 
@@ -29,28 +29,17 @@ typedef struct {
     bertl14_requant_t rq;
 } bertl14_linear_t;
 
-/** LayerNorm parameters of the blob. */
-typedef struct {
-    const int16_t *gamma;   /* Q(f_g) */
-    const int32_t *beta;    /* Q(f_out) */
-    int64_t eps_q;          /* max(1, round(eps * 2^(2 F_r))) */
-    int32_t g_shift;        /* 12 + f_g - f_out */
-    int32_t f_out;          /* exponent of the LN output (and of the INT8 rows made from it) */
-} bertl14_ln_t;
-
 /** One encoder layer as the forward pass needs it (pointers into the blob, derived shifts). */
 typedef struct {
     bertl14_linear_t q, k, v, o;  /* attention projections (1/sqrt(d) folded into q) */
     bertl14_linear_t up, down;    /* FFN */
-    int32_t score_shift;          /* f_q + f_k + 16 - F_SM */
-    int32_t res1_shift;           /* F_h + 8 + 12 - f_r1 */
-    const uint16_t *res1_u;
-    bertl14_ln_t ln1;
+    int32_t score_shift;          /* (f_q + 8) + (f_k + 8) - F_SM: q.k of two scaled rows -> Q(F_SM) */
+    bertl14_residual_params res1; /* h into the attention output: shift F_h + 8 + 12 - f_r1 */
+    bertl14_layernorm_params ln1;
     int32_t f_up;                 /* GELU input/output exponent */
     const uint16_t *gelu_ism;
-    int32_t res2_shift;           /* ln1.f_out + 8 + 12 - f_r2 */
-    const uint16_t *res2_u;
-    bertl14_ln_t ln2;
+    bertl14_residual_params res2; /* h1 into the FFN output: shift ln1.f_out + 8 + 12 - f_r2 */
+    bertl14_layernorm_params ln2;
 } bertl14_layer_t;
 
 /** Embeddings, pooler, classifier, token classifier (tagger). */
@@ -61,7 +50,7 @@ typedef struct {
     const int8_t *pos;            /* [P][H], token type 0 folded in */
     const uint16_t *pos_scale;
     int32_t pos_shift;
-    bertl14_ln_t ln;              /* F_r = f_e */
+    bertl14_layernorm_params ln;              /* F_r = f_e */
     bertl14_linear_t pooler, classifier;
     const char *labels;           /* num_labels NUL-terminated names back to back */
     bertl14_linear_t tagger;      /* num_tags > 0 only: on every token's output row, logits Q10 */

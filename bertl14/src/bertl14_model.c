@@ -1,11 +1,7 @@
 /* Reading the weights blob (docs/model-format.md, version 2): the checks of every byte at init (size, checksum,
  * section table against the dimensions, parameter ranges) and section lookup. Nothing is copied: every tensor is
  * a pointer into the caller's (flash) array. */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include <string.h>
 
 #include "bertl14_internal.h"
@@ -130,10 +126,10 @@ static int factors_ok(const int16_t *blob, uint32_t s, uint32_t n)
 
 static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
-/* exponents of a LayerNorm (f_g, f_out, eps_q at p): g_shift = 12 + f_g - f_out for the kernel */
+/* exponents of a LayerNorm (f_g, f_out, eps_q at p): g_shift = BERTL14_UNIT_BITS + f_g - f_out for the kernel */
 static int ln_ok(const int32_t *p)
 {
-    return in_range(p[0], -31, 31) && in_range(p[1], -31, 31) && in_range(12 + p[0] - p[1], -3, 62) && p[2] >= 1;
+    return in_range(p[0], -31, 31) && in_range(p[1], -31, 31) && in_range(BERTL14_UNIT_BITS + p[0] - p[1], -3, 62) && p[2] >= 1;
 }
 
 /* parameters of the kernels' proven ranges (docs/model-format.md, "Checks", ranges) */
@@ -246,12 +242,12 @@ static void linear(const int16_t *blob, uint32_t s, uint32_t out, uint32_t in, b
 }
 
 static void layernorm(const int16_t *blob, uint32_t gamma_s, int32_t f_g, int32_t f_out, int32_t eps_q,
-                      bertl14_ln_t *ln)
+                      bertl14_layernorm_params *ln)
 {
     ln->gamma = (const int16_t *)section(blob, gamma_s, NULL);
     ln->beta = (const int32_t *)section(blob, gamma_s + 1u, NULL);
     ln->eps_q = eps_q;
-    ln->g_shift = 12 + f_g - f_out;
+    ln->g_shift = BERTL14_UNIT_BITS + f_g - f_out;                      /* Q12 normalized row * gamma -> Q(f_out) */
     ln->f_out = f_out;
 }
 
@@ -279,14 +275,14 @@ void bertl14_model_layer(const int16_t *blob, const bertl14_dims_t *dims, uint32
     linear(blob, base + 13u, H, A, &L->o);
     linear(blob, base + 17u, I, H, &L->up);
     linear(blob, base + 21u, H, I, &L->down);
-    L->score_shift = p[0] + p[1] + 16 - 10;
-    L->res1_shift = input_frac_bits(blob, l) + 8 + 12 - p[3];
+    L->score_shift = p[0] + BERTL14_ROW_SCALE_BITS + p[1] + BERTL14_ROW_SCALE_BITS - BERTL14_F_SM; /* q.k -> Q(F_SM) */
+    L->res1.shift = input_frac_bits(blob, l) + BERTL14_ROW_SCALE_BITS + BERTL14_UNIT_BITS - p[3]; /* h * s_h * u */
     layernorm(blob, base + 25u, p[6], p[7], p[8], &L->ln1);
     L->f_up = p[4];
-    L->res2_shift = p[7] + 8 + 12 - p[5];
+    L->res2.shift = p[7] + BERTL14_ROW_SCALE_BITS + BERTL14_UNIT_BITS - p[5];     /* h1 * s_h1 * u -> Q(f_r2) */
     layernorm(blob, base + 27u, p[9], p[10], p[11], &L->ln2);
-    L->res1_u = (const uint16_t *)section(blob, base + 29u, NULL);
-    L->res2_u = (const uint16_t *)section(blob, base + 30u, NULL);
+    L->res1.u = (const uint16_t *)section(blob, base + 29u, NULL);
+    L->res2.u = (const uint16_t *)section(blob, base + 30u, NULL);
     L->gelu_ism = (const uint16_t *)section(blob, base + 31u, NULL);
 }
 

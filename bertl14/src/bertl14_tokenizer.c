@@ -13,11 +13,7 @@
  * character's input character (characters the normalizer removes belong to no token).
  * Layout of the section: scripts/bertl14_tools/vocab_blob.py and docs/tokenizer.md.
  */
-/* Cold code (setup, parsing, the tokenizer: a few thousand instructions a sentence) is compiled for
- * size so the kernels' speed fits the core library's 16 KB budget (tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Cold code: compiled for size (bertl14/sources.cmake). */
 #include "bertl14_tokenizer.h"
 
 #include <stddef.h>

@@ -81,7 +81,8 @@ def test_library_builds_warning_free(tmp_path, build, kernels):
     defs = KERNEL_DEFS[kernels]
     cmd = [need(cc), "-O2"] + flags + STRICT + defs + INCLUDES + ["-c"]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # one compiler a source, as make -j does
-        runs = list(pool.map(lambda src: subprocess.run(cmd + [str(src), "-o", str(tmp_path / (src.stem + ".o"))],
+        runs = list(pool.map(lambda src: subprocess.run(cmd + cbuild.source_options(src)
+                                                        + [str(src), "-o", str(tmp_path / (src.stem + ".o"))],
                                                         capture_output=True, text=True), library_sources()))
     stderr = "".join(r.stderr for r in runs)
     assert all(r.returncode == 0 for r in runs), f"{build} {kernels}:\n{stderr[-4000:]}"

@@ -1,5 +1,5 @@
 """INT8 linear weights (BERTL14_WEIGHTS_INT8): the library built for them against reference/integer.py, both kernel sets --
-the kernel bertl14_linear_s8 on random and edge requantizations (every shift of 1..62 around the DSP body's fast
+the kernel bertl14_linear_s8_w8 on random and edge requantizations (every shift of 1..62 around the DSP body's fast
 case, sums that do not fit once lifted, s * M >= 2^31, rows whose length is not a multiple of 4), and the whole
 encoder on random INT8 models."""
 from __future__ import annotations
@@ -22,13 +22,18 @@ class Requant(ctypes.Structure):
     _fields_ = [("mult", P), ("shift", P), ("bias", P)]
 
 
+class LinearDims(ctypes.Structure):
+    """bertl14_linear_dims"""
+    _fields_ = [("tokens", ctypes.c_uint32), ("inn", ctypes.c_uint32), ("out", ctypes.c_uint32),
+                ("y_stride", ctypes.c_uint32)]
+
+
 def lib8(kernels):
     try:
         lib = cengine.load_library(kernels, weights="int8")
     except UserError as exc:
         pytest.skip(f"C library cannot be built: {exc}")
-    lib.bertl14_linear_s8.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, P, ctypes.c_uint32, P, P, P,
-                                      ctypes.c_uint32]
+    lib.bertl14_linear_s8_w8.argtypes = [P, P, P, P, P, P, P]
     return lib
 
 
@@ -57,14 +62,15 @@ def run_linear(lib, q, s, lin, bits, block_out=False):
     qb = to_block(q.astype(np.int16))
     if bits == 16:
         y = np.zeros(tokens * out, np.int16)
-        lib.bertl14_linear_s8(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None,
-                              0 if block_out else out)
+        dims = LinearDims(tokens, inn, out, 0 if block_out else out)
+        lib.bertl14_linear_s8_w8(ctypes.byref(dims), ctypes.byref(rq), ptr(qb), ptr(s), ptr(w), ptr(y), None)
         if block_out:
             idx = np.array([[block_index(t, o, tokens, out) for o in range(out)] for t in range(tokens)])
             return y[idx]
         return y.reshape(tokens, out)
     y = np.zeros((tokens, out), np.int32)
-    lib.bertl14_linear_s8(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
+    dims = LinearDims(tokens, inn, out, out)
+    lib.bertl14_linear_s8_w8(ctypes.byref(dims), ctypes.byref(rq), ptr(qb), ptr(s), ptr(w), None, ptr(y))
     return y
 
 

@@ -15,19 +15,18 @@ P = ctypes.c_void_p
 
 def lib_for(kernels):
     lib = cengine.load_library(kernels)
-    lib.bertl14_quantize_row_s8.restype = ctypes.c_uint32
-    lib.bertl14_quantize_row_s8.argtypes = [P, ctypes.c_uint32, P, P]
-    lib.bertl14_softmax_u8.argtypes = [P, ctypes.c_uint32, P]
+    lib.bertl14_quantize_row_s16.restype = ctypes.c_uint32
+    lib.bertl14_quantize_row_s16.argtypes = [P, ctypes.c_uint32, P, P]
+    lib.bertl14_softmax_s32.argtypes = [P, ctypes.c_uint32, P]
     lib.bertl14_gelu_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_int32]
-    lib.bertl14_layernorm_s32.argtypes = [P, ctypes.c_uint32, ctypes.c_int64, P, P, ctypes.c_int32, P]
-    lib.bertl14_linear_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, P, ctypes.c_uint32, P, P, P,
-                                       ctypes.c_uint32]
-    lib.bertl14_widen_s8_s16.argtypes = [P, ctypes.c_uint32, P]
-    lib.bertl14_widen_block_s8_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, P]
-    lib.bertl14_quantize_row_block_s8.restype = ctypes.c_uint32
-    lib.bertl14_quantize_row_block_s8.argtypes = [P, ctypes.c_uint32, P, P, ctypes.c_uint32, ctypes.c_uint32]
-    lib.bertl14_quantize_block_inplace_s8.restype = ctypes.c_uint32
-    lib.bertl14_quantize_block_inplace_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+    lib.bertl14_layernorm_s32.argtypes = [P, P, ctypes.c_uint32, P]
+    lib.bertl14_linear_s8_w16.argtypes = [P, P, P, P, P, P, P]
+    lib.bertl14_widen_s8.argtypes = [P, ctypes.c_uint32, P]
+    lib.bertl14_widen_block_s8.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, P]
+    lib.bertl14_quantize_row_block_s16.restype = ctypes.c_uint32
+    lib.bertl14_quantize_row_block_s16.argtypes = [P, ctypes.c_uint32, P, P, ctypes.c_uint32, ctypes.c_uint32]
+    lib.bertl14_quantize_block_s16.restype = ctypes.c_uint32
+    lib.bertl14_quantize_block_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
     lib.bertl14_gelu_smooth_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int32]
     lib.bertl14_gelu_quantize_block_s16.argtypes = [P, P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int32, P]
     return lib
@@ -67,7 +66,7 @@ def test_quantize_row(kernels):
     for x in rows:
         q8 = np.zeros(len(x), np.int8)
         q16 = np.zeros(len(x), np.int16)
-        s = lib.bertl14_quantize_row_s8(ptr(x), len(x), ptr(q8), ptr(q16))
+        s = lib.bertl14_quantize_row_s16(ptr(x), len(x), ptr(q8), ptr(q16))
         rq, rs = R.quantize_row_s8(x[None, :])
         assert s == int(rs[0])
         np.testing.assert_array_equal(q8, rq[0])
@@ -79,7 +78,7 @@ def test_widen(kernels):
     x = np.arange(-128, 128, dtype=np.int8)[::-1].copy()
     for n in (1, 3, 4, 5, 255, 256):
         y = np.zeros(n, np.int16)
-        lib.bertl14_widen_s8_s16(ptr(x), n, ptr(y))
+        lib.bertl14_widen_s8(ptr(x), n, ptr(y))
         np.testing.assert_array_equal(y, x[:n])
 
 
@@ -94,7 +93,7 @@ def test_softmax(kernels, n):
         x = np.asarray(x, np.int32)
         scores = x.copy()
         p = np.zeros(n, np.uint8)
-        lib.bertl14_softmax_u8(ptr(scores), n, ptr(p))
+        lib.bertl14_softmax_s32(ptr(scores), n, ptr(p))
         np.testing.assert_array_equal(p, R.softmax_lut_u8(x.astype(np.int64)[None, :])[0])
 
 
@@ -116,12 +115,31 @@ def test_layernorm(kernels):
         beta = rng.integers(-4000, 4000, size=h).astype(np.int32)
         ln = QLayerNorm(gamma=gamma, beta=beta, f_g=15, f_out=10, eps_q=eps)
         y = np.zeros(h, np.int16)
-        lib.bertl14_layernorm_s32(ptr(r), h, eps, ptr(gamma), ptr(beta), 12 + 15 - 10, ptr(y))
+        params = LayerNormParams(ptr(gamma), ptr(beta), eps, 12 + 15 - 10, 10)
+        lib.bertl14_layernorm_s32(ctypes.byref(params), ptr(r), h, ptr(y))
         np.testing.assert_array_equal(y, R.layernorm_s16(r[None, :], ln, 18)[0])
 
 
 class Requant(ctypes.Structure):
     _fields_ = [("mult", P), ("shift", P), ("bias", P)]
+
+
+class LinearDims(ctypes.Structure):
+    """bertl14_linear_dims"""
+    _fields_ = [("tokens", ctypes.c_uint32), ("inn", ctypes.c_uint32), ("out", ctypes.c_uint32),
+                ("y_stride", ctypes.c_uint32)]
+
+
+class AttnParams(ctypes.Structure):
+    """bertl14_attn_params"""
+    _fields_ = [("n", ctypes.c_uint32), ("d", ctypes.c_uint32), ("k_stride", ctypes.c_uint32),
+                ("v_stride", ctypes.c_uint32), ("scale_stride", ctypes.c_uint32), ("score_shift", ctypes.c_int32)]
+
+
+class LayerNormParams(ctypes.Structure):
+    """bertl14_layernorm_params"""
+    _fields_ = [("gamma", P), ("beta", P), ("eps_q", ctypes.c_int64), ("g_shift", ctypes.c_int32),
+                ("f_out", ctypes.c_int32)]
 
 
 @pytest.mark.parametrize("tokens,inn,out", [(1, 64, 16), (4, 384, 32), (7, 30, 9), (9, 1536, 8), (3, 3, 3)])
@@ -140,13 +158,16 @@ def test_linear(kernels, tokens, inn, out, bits):
     qb = to_block(q)                                           # the kernel's input layout
     if bits == 16:
         y = np.zeros((tokens, out), np.int16)
-        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(y), None, out)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, out)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), ptr(y), None)
         yb = np.zeros(tokens * out, np.int16)                  # y_stride 0: output in the block layout
-        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), ptr(yb), None, 0)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, 0)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), ptr(yb), None)
         np.testing.assert_array_equal(from_block(yb, tokens, out), y)
     else:
         y = np.zeros((tokens, out), np.int32)
-        lib.bertl14_linear_s16(ptr(qb), ptr(s), tokens, inn, ptr(w), out, ctypes.byref(rq), None, ptr(y), out)
+        lib.bertl14_linear_s8_w16(ctypes.byref(LinearDims(tokens, inn, out, out)), ctypes.byref(rq), ptr(qb), ptr(s),
+                                  ptr(w), None, ptr(y))
     np.testing.assert_array_equal(y, R.linear_s8_s16(q, s, lin, bits))
 
 
@@ -156,7 +177,7 @@ def test_block_layout_kernels(kernels, tokens, n):
     rng = np.random.default_rng(tokens * 1000 + n)
     rows8 = rng.integers(-128, 128, size=(tokens, n)).astype(np.int8)
     blk = np.zeros(tokens * n, np.int16)
-    lib.bertl14_widen_block_s8_s16(ptr(rows8), tokens, n, ptr(blk))
+    lib.bertl14_widen_block_s8(ptr(rows8), tokens, n, ptr(blk))
     np.testing.assert_array_equal(blk, to_block(rows8.astype(np.int16)))
     x = rng.integers(-32767, 32768, size=(tokens, n)).astype(np.int16)
     x[0, : n // 2] = 0
@@ -164,12 +185,12 @@ def test_block_layout_kernels(kernels, tokens, n):
     blk = np.zeros(tokens * n, np.int16)
     for t in range(tokens):                                    # one contiguous row into the block
         q8 = np.zeros(n, np.int8)
-        assert lib.bertl14_quantize_row_block_s8(ptr(x[t].copy()), n, ptr(q8), ptr(blk), t, tokens) == rs[t]
+        assert lib.bertl14_quantize_row_block_s16(ptr(x[t].copy()), n, ptr(q8), ptr(blk), t, tokens) == rs[t]
         np.testing.assert_array_equal(q8, rq[t])
     np.testing.assert_array_equal(from_block(blk, tokens, n), rq)
     blk = to_block(x)                                          # in place inside the block
     for t in range(tokens):
-        assert lib.bertl14_quantize_block_inplace_s8(ptr(blk), n, t, tokens) == rs[t]
+        assert lib.bertl14_quantize_block_s16(ptr(blk), n, t, tokens) == rs[t]
     np.testing.assert_array_equal(from_block(blk, tokens, n), rq)
     ism = rng.integers(1, 65536, size=n).astype(np.uint16)
     blk = to_block(x)                                          # GELU + smoothing, one pass
@@ -186,8 +207,7 @@ def test_block_layout_kernels(kernels, tokens, n):
 @pytest.mark.parametrize("n,d,wide", [(1, 4, False), (7, 32, False), (33, 16, True), (64, 30, False), (130, 5, True)])
 def test_attn_context_transposed_values(kernels, n, d, wide):
     lib = lib_for(kernels)
-    lib.bertl14_attn_context_s8.argtypes = [P, P, ctypes.c_uint32, P, ctypes.c_uint32, ctypes.c_uint32,
-                                            ctypes.c_uint32, P, P]
+    lib.bertl14_attn_context_s8.argtypes = [P, P, P, P, P, P]
     rng = np.random.default_rng(n * 100 + d)
     p = rng.integers(0, 256, n).astype(np.uint8)
     sv = rng.integers(1, 131072 if wide else 30000, n).astype(np.uint32)   # weights of 17 bits, or int16 ones
@@ -196,5 +216,6 @@ def test_attn_context_transposed_values(kernels, n, d, wide):
     vt = np.zeros((d, stride), np.int8)
     vt[:, :n] = v8.T
     w, out = np.zeros(n, np.int32), np.zeros(d, np.int16)
-    lib.bertl14_attn_context_s8(ptr(p), ptr(vt), stride, ptr(sv), 1, n, d, ptr(w), ptr(out))
+    ap = AttnParams(n, d, 0, stride, 1, 0)
+    lib.bertl14_attn_context_s8(ctypes.byref(ap), ptr(p), ptr(vt), ptr(sv), ptr(w), ptr(out))
     np.testing.assert_array_equal(out, R.attn_context_s8(p[None, :], v8, sv)[0])

@@ -68,9 +68,10 @@ static inline int32_t dot_tail(const int32_t *w, const int8_t *row, uint32_t u0,
 }
 #endif
 
-void bertl14_attn_context_s8(const uint8_t *p, const int8_t *v, uint32_t v_stride, const uint32_t *sv,
-                             uint32_t sv_stride, uint32_t n, uint32_t d, int32_t *w, int16_t *ctx)
+void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, const int8_t *v, const uint32_t *sv,
+                             int32_t *w, int16_t *ctx)
 {
+    const uint32_t n = ap->n, d = ap->d, v_stride = ap->v_stride, sv_stride = ap->scale_stride;
 #if defined(BERTL14_USE_MVE)
     if (weights_mve(p, sv, sv_stride, n, w, 1) < 0x8000u) {
         /* int16 weights (w16); eight keys a VMLADAVA, the last n % 8 with the lanes beyond n predicated off */

@@ -72,10 +72,11 @@ static uint32_t scores_mve(const int8_t *q, uint32_t sq, const int8_t *k, uint32
 }
 #endif
 
-void bertl14_attn_scores_s8(const int8_t *q, uint32_t sq, const int8_t *k, uint32_t k_stride,
-                            const uint32_t *sk, uint32_t sk_stride, uint32_t n, uint32_t d,
-                            int32_t shift, int32_t *scores)
+void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint32_t sq, const int8_t *k,
+                            const uint32_t *sk, int32_t *scores)
 {
+    const uint32_t n = ap->n, d = ap->d, k_stride = ap->k_stride, sk_stride = ap->scale_stride;
+    const int32_t shift = ap->score_shift;
     const int fast = shift >= 21 && shift <= 62;
     uint32_t u = 0;
 #if defined(BERTL14_USE_MVE)

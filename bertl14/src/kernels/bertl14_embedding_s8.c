@@ -1,9 +1,6 @@
-/* Embedding lookup (docs/numerics.md "Embeddings"): word row (INT8 or INT4) + position row
+/* Embedding lookup (docs/numerics.md "Embeddings"): INT8 word row + position row
  * (token type 0 folded in), each with a uint16 row scale and a per-table shift, into Q(f_e). */
-/* Once per token: compiled for size (the core library's 16 KB budget, tests/lib/test_footprint.py). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("Os")
-#endif
+/* Once a token: compiled for size (bertl14/sources.cmake). */
 #include "bertl14_kernels.h"
 
 void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
@@ -11,18 +8,6 @@ void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_
 {
     for (uint32_t c = 0; c < n; c++) {
         e[c] = (int32_t)(bertl14_rsr((int64_t)word[c] * word_scale, word_shift) +
-                         bertl14_rsr((int64_t)pos[c] * pos_scale, pos_shift));
-    }
-}
-
-void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
-                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e)
-{
-    for (uint32_t c = 0; c < n; c++) {
-        const uint32_t byte = word[c >> 1];
-        const uint32_t nib = (c & 1u) ? byte >> 4 : byte & 15u;   /* low nibble = even channel */
-        const int32_t w = (int32_t)nib - (int32_t)((nib & 8u) << 1); /* two's complement nibble */
-        e[c] = (int32_t)(bertl14_rsr((int64_t)w * word_scale, word_shift) +
                          bertl14_rsr((int64_t)pos[c] * pos_scale, pos_shift));
     }
 }

@@ -7,25 +7,6 @@
 #include "bertl14_mve.h"
 #endif
 
-static inline int32_t tanh_q12(int32_t u)
-{
-    uint32_t a = u < 0 ? (uint32_t)(-(int64_t)u) : (uint32_t)u;
-    int32_t t;
-    if (a >= (8u << 12)) {
-        t = 32768;
-    } else {
-        uint32_t i = a >> 7, f = a & 127u;
-        int32_t l0 = bertl14_tanh_lut[i], l1 = bertl14_tanh_lut[i + 1];
-        t = l0 + (((l1 - l0) * (int32_t)f + 64) >> 7);
-    }
-    return u < 0 ? -t : t;
-}
-
-int32_t bertl14_tanh_q12(int32_t u)
-{
-    return tanh_q12(u);
-}
-
 #if !defined(BERTL14_USE_MVE)
 /* The same formula in 32-bit pieces (bit-identical): every product that can exceed 2^31 is one
  * 32 x 32 -> 64 multiply (bertl14_rsr_mul: SMULL), every other value is proven to fit int32 (bounds
@@ -40,11 +21,11 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
      * signed values are multiplications by powers of two: the same LSL, defined for negative values) */
     const int32_t x3 = bertl14_smmulr(sq * (1 << 12), xc * (1 << 8));           /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_smmulr(x3 * (1 << 9), 2930 << 7);        /* |inner| < 2^17 */
-    const int32_t t = tanh_q12(bertl14_smmulr(inner * (1 << 14), 52290 << 2));
+    const int32_t t = bertl14_tanh_q12(bertl14_smmulr(inner * (1 << 14), 52290 << 2));
 #else
     const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_rsr_mul(x3, 2930, 16);                   /* x + 0.044715 x^3 */
-    const int32_t t = tanh_q12(bertl14_rsr_mul(inner, 52290, 16));              /* tanh(sqrt(2/pi) inner) */
+    const int32_t t = bertl14_tanh_q12(bertl14_rsr_mul(inner, 52290, 16));      /* tanh(sqrt(2/pi) inner) */
 #endif
     /* |xv * (32768 + t)| <= 2^15 * 2^16: the rounded product fits int32 */
     return bertl14_sat16((xv * (32768 + t) + 32768) >> 16);                    /* 0.5 x (1 + t) */
@@ -73,7 +54,7 @@ static inline int32x4_t gelu_smooth_mve(int32x4_t x, int32x4_t ism, int32_t up)
     const int32x4_t x3 = vrmulhq_s32(vshlq_n_s32(sq, 12), vshlq_n_s32(xc, 8));           /* x^3 */
     const int32x4_t inner = vaddq_s32(xc, vrmulhq_s32(vshlq_n_s32(x3, 9), vdupq_n_s32(2930 << 7)));
     const int32x4_t u = vrmulhq_s32(vshlq_n_s32(inner, 14), vdupq_n_s32(52290 << 2));
-    const int32x4_t a = vminq_s32(vabsq_s32(u), vdupq_n_s32((8 << 12) - 1));           /* tanh_q12(u) */
+    const int32x4_t a = vminq_s32(vabsq_s32(u), vdupq_n_s32((8 << 12) - 1));           /* bertl14_tanh_q12(u) */
     const uint32x4_t i = vreinterpretq_u32_s32(vshrq_n_s32(a, 7));
     const int32x4_t f = vandq_s32(a, vdupq_n_s32(127));
     const int32x4_t l0 = vreinterpretq_s32_u32(vldrhq_gather_shifted_offset_u32(bertl14_tanh_lut, i));
@@ -131,8 +112,16 @@ void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n
     }
 }
 
-/* (bertl14_gelu_quantize_block_s16 of an MVE build: bertl14_quantize_row_s8.c, the GELU pass then the vector
- * quantization) */
+/* The Helium GELU pass, then each token's quantization with its VMAXAV max (the DSP and portable bodies take the max
+ * in the GELU pass, below) */
+void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
+                                     uint32_t *scale)
+{
+    bertl14_gelu_smooth_block_s16(blk, ism, n, tokens, f_in);
+    for (uint32_t t = 0; t < tokens; t++) {
+        scale[t] = bertl14_quantize_block_s16(blk, n, t, tokens);
+    }
+}
 #else
 /* GELU then smoothing of cnt contiguous values; channel k's factor at ism[k * ism_step]. Returns the largest
  * |result| and m, whichever is larger. */
@@ -181,7 +170,7 @@ void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t
         for (uint32_t c = 0; c < n4; c += 4u) {
             m = gelu_span(blk + c * tokens + 4u * t, 4u, ism + c, 1u, up, m);
         }
-        scale[t] = bertl14_quantize_block_inplace_max_s8(blk, n, t, tokens, m);
+        scale[t] = bertl14_quantize_block_max_s16(blk, n, t, tokens, m);
     }
 }
 #endif

@@ -1,4 +1,4 @@
-/* The output side the linear kernels share (bertl14_linear_s16.c, bertl14_linear_s8.c): bias loads, the
+/* The output side the linear kernels share (bertl14_linear_s8_w16.c, bertl14_linear_s8_w8.c): bias loads, the
  * requantized store y = rsr(acc * s * M, S) + B with sat16 / sat32 (docs/numerics.md "Linear layer"), the output
  * index of the two layouts, and the DSP build's one-SMMLA store. Include after bertl14_kernels.h and
  * bertl14_acle_emul.h. */

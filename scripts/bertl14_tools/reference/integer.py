@@ -253,10 +253,11 @@ def score_thousandths(score_q16: int) -> int:
     return (score_q16 * 1000 + 32768) >> 16
 
 
-# The C kernels' names (bertl14/src/kernels/bertl14_<name>.c) for the same operations
-linear_s16 = linear_s8_s16
-linear_s8 = linear_s8_s8
-softmax_u8 = softmax_lut_u8
+# The C kernels' names (bertl14_<name> in bertl14/src/kernels/bertl14_kernels.h) for the same operations
+linear_s8_w16 = linear_s8_s16
+linear_s8_w8 = linear_s8_s8
+softmax_s32 = softmax_lut_u8
+quantize_row_s16 = quantize_row_s8
 tanh_q12 = tanh_lut_q15
 gelu_s16 = gelu_tanh_lut_s16
 residual_s8 = residual_add_s32

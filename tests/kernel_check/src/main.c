@@ -18,19 +18,19 @@
 
 /* the portable kernels, compiled with the ref_ prefix */
 #define REF(name) extern __typeof__(bertl14_##name) ref_##name;
-REF(linear_s16)
+REF(linear_s8_w16)
 REF(attn_scores_s8)
-REF(softmax_u8)
+REF(softmax_s32)
 REF(attn_context_s8)
 REF(gelu_s16)
 REF(gelu_smooth_block_s16)
 REF(gelu_quantize_block_s16)
 REF(layernorm_s32)
 REF(residual_s8)
-REF(quantize_row_s8)
-REF(quantize_row_block_s8)
-REF(quantize_block_inplace_s8)
-REF(widen_block_s8_s16)
+REF(quantize_row_s16)
+REF(quantize_row_block_s16)
+REF(quantize_block_s16)
+REF(widen_block_s8)
 REF(row_scale_s16)
 REF(embedding_s8)
 REF(embedding_s4)
@@ -94,7 +94,7 @@ static int16_t mult[256], shf[256];
 static int32_t bias[257];
 static uint32_t xsc[8];
 
-/* linear_s16: 1..6 tokens (the encoder's blocks are 1..4), in with in % 8 == 4 and odd chunk counts, misaligned
+/* linear_s8_w16: 1..6 tokens (the encoder's blocks are 1..4), in with in % 8 == 4 and odd chunk counts, misaligned
  * x or w (the slow paths), every requantization branch (shift 1..64, scale products beyond 31 bits, saturating
  * biases, unaligned bias, quads mixing shift 32 and 33), int16 and int32 outputs, row-major and block layouts */
 static void check_linear(void)
@@ -130,17 +130,18 @@ static void check_linear(void)
         memset(y16b, 0x55, sizeof y16b);
         memset(y32a, 0x55, sizeof y32a);
         memset(y32b, 0x55, sizeof y32b);
+        const bertl14_linear_dims dims = {tokens, in, out, ys};
         if (mode != 2u || ys == 0u) {
-            ref_linear_s16(x, xsc, tokens, in, w, out, &rq, y16a, NULL, ys);
-            bertl14_linear_s16(x, xsc, tokens, in, w, out, &rq, y16b, NULL, ys);
-            check("linear_s16", y16a, y16b, sizeof y16a, c);
+            ref_linear_s8_w16(&dims, &rq, x, xsc, w, y16a, NULL);
+            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, y16b, NULL);
+            check("linear_s8_w16", y16a, y16b, sizeof y16a, c);
         } else {
-            ref_linear_s16(x, xsc, tokens, in, w, out, &rq, NULL, y32a, ys);
-            bertl14_linear_s16(x, xsc, tokens, in, w, out, &rq, NULL, y32b, ys);
-            check("linear_s16", y32a, y32b, sizeof y32a, c);
+            ref_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32a);
+            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32b);
+            check("linear_s8_w16", y32a, y32b, sizeof y32a, c);
         }
     }
-    report("linear_s16");
+    report("linear_s8_w16");
 }
 
 static int8_t q8[128], kv[512 * 40];
@@ -170,8 +171,9 @@ static void check_scores(void)
         }
         const uint32_t sq = c % 5u == 1u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
         const int32_t shift = c % 6u == 0u ? rr(0, 64) : rr(21, 40);
-        ref_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32a);
-        bertl14_attn_scores_s8(q8, sq, kv, kst, kvs, sst, n, d, shift, s32b);
+        const bertl14_attn_params ap = {n, d, kst, 0, sst, shift};
+        ref_attn_scores_s8(&ap, q8, sq, kv, kvs, s32a);
+        bertl14_attn_scores_s8(&ap, q8, sq, kv, kvs, s32b);
         check("attn_scores_s8", s32a, s32b, n * 4u, c);
     }
     report("attn_scores_s8");
@@ -180,7 +182,7 @@ static void check_scores(void)
 static int32_t sm_in[512];
 static uint8_t pa[512], pb[512];
 
-/* softmax_u8: 1..70 and 512 scores, narrow and full int32 ranges, ties, extremes; the probabilities and the exp
+/* softmax_s32: 1..70 and 512 scores, narrow and full int32 ranges, ties, extremes; the probabilities and the exp
  * values the kernel leaves in its scratch */
 static void check_softmax(void)
 {
@@ -194,12 +196,12 @@ static void check_softmax(void)
         memcpy(s32b, sm_in, n * 4u);
         memset(pa, 0, sizeof pa);
         memset(pb, 0, sizeof pb);
-        ref_softmax_u8(s32a, n, pa);
-        bertl14_softmax_u8(s32b, n, pb);
-        check("softmax_u8", pa, pb, sizeof pa, c);
-        check("softmax_u8", s32a, s32b, n * 4u, c);
+        ref_softmax_s32(s32a, n, pa);
+        bertl14_softmax_s32(s32b, n, pb);
+        check("softmax_s32", pa, pb, sizeof pa, c);
+        check("softmax_s32", s32a, s32b, n * 4u, c);
     }
-    report("softmax_u8");
+    report("softmax_s32");
 }
 
 static int16_t ctxa[128], ctxb[128];
@@ -228,8 +230,9 @@ static void check_context(void)
         memset(ctxa, 0x55, sizeof ctxa);
         memset(ctxb, 0x55, sizeof ctxb);
         const int8_t *v = kv + (c % 13u == 0u ? 1 : 0);
-        ref_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32a, ctxa);
-        bertl14_attn_context_s8(pa, v, vst, kvs, sst, n, d, s32b, ctxb);
+        const bertl14_attn_params ap = {n, d, 0, vst, sst, 0};
+        ref_attn_context_s8(&ap, pa, v, kvs, s32a, ctxa);
+        bertl14_attn_context_s8(&ap, pa, v, kvs, s32b, ctxb);
         check("attn_context_s8", ctxa, ctxb, sizeof ctxa, c);
     }
     report("attn_context_s8");
@@ -295,15 +298,17 @@ static void check_layernorm(void)
         const int64_t eps = c % 5u == 0u ? (int64_t)1 << rr(0, 61) : rr(1, 1000);
         const int32_t gs = c % 13u == 0u ? rr(0, 33) : rr(2, 20);
         const int32_t *b = c % 2u ? beta + 1 : (const int32_t *)(const void *)((const char *)beta + 2);
-        ref_layernorm_s32(row, n, eps, gamma_, b, gs, lna);
-        bertl14_layernorm_s32(row, n, eps, gamma_, b, gs, lnb);
+        const bertl14_layernorm_params ln = {gamma_, b, eps, gs, 0};
+        ref_layernorm_s32(&ln, row, n, lna);
+        bertl14_layernorm_s32(&ln, row, n, lnb);
         check("layernorm_s32", lna, lnb, n * 2u, c);
         const uint32_t s_h = c % 5u == 0u ? (uint32_t)rr(1, 1 << 20) : (uint32_t)rr(1, 66050);
         const int32_t shift = c % 6u == 0u ? rr(0, 50) : rr(9, 30);
         memcpy(ra, row, n * 4u);
         memcpy(rb, row, n * 4u);
-        ref_residual_s8(ra, hres, s_h, uu, shift, n);
-        bertl14_residual_s8(rb, hres, s_h, uu, shift, n);
+        const bertl14_residual_params rp = {uu, shift};
+        ref_residual_s8(&rp, ra, hres, s_h, n);
+        bertl14_residual_s8(&rp, rb, hres, s_h, n);
         check("layernorm_s32", ra, rb, n * 4u, c);
     }
     report("layernorm_s32 residual_s8");
@@ -328,10 +333,10 @@ static void check_quantize(void)
         memset(q8b, 0, sizeof q8b);
         memset(q16a, 0, sizeof q16a);
         memset(q16b, 0, sizeof q16b);
-        uint32_t sa = ref_quantize_row_s8(x, n, q8a, q16a), sb = bertl14_quantize_row_s8(x, n, q8b, q16b);
-        check("quantize_row_s8", q8a, q8b, sizeof q8a, c);
-        check("quantize_row_s8", q16a, q16b, sizeof q16a, c);
-        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        uint32_t sa = ref_quantize_row_s16(x, n, q8a, q16a), sb = bertl14_quantize_row_s16(x, n, q8b, q16b);
+        check("quantize_row_s16", q8a, q8b, sizeof q8a, c);
+        check("quantize_row_s16", q16a, q16b, sizeof q16a, c);
+        check("quantize_row_s16", &sa, &sb, sizeof sa, c);
         const uint32_t tokens = (uint32_t)rr(1, 4), t = (uint32_t)rr(0, (int32_t)tokens - 1);
         if (n * tokens > 4096u) {
             n = 4096u / tokens;
@@ -339,26 +344,26 @@ static void check_quantize(void)
         for (uint32_t i = 0; i < n * tokens; i++) {
             ba[i] = bb[i] = (int16_t)rr(-32768, 32767);
         }
-        sa = ref_quantize_row_block_s8(x, n, c % 2u ? q8a : NULL, ba, t, tokens);
-        sb = bertl14_quantize_row_block_s8(x, n, c % 2u ? q8b : NULL, bb, t, tokens);
-        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
-        check("quantize_row_s8", q8a, q8b, sizeof q8a, c);
-        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
-        sa = ref_quantize_block_inplace_s8(ba, n, t, tokens);
-        sb = bertl14_quantize_block_inplace_s8(bb, n, t, tokens);
-        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
-        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        sa = ref_quantize_row_block_s16(x, n, c % 2u ? q8a : NULL, ba, t, tokens);
+        sb = bertl14_quantize_row_block_s16(x, n, c % 2u ? q8b : NULL, bb, t, tokens);
+        check("quantize_row_s16", ba, bb, n * tokens * 2u, c);
+        check("quantize_row_s16", q8a, q8b, sizeof q8a, c);
+        check("quantize_row_s16", &sa, &sb, sizeof sa, c);
+        sa = ref_quantize_block_s16(ba, n, t, tokens);
+        sb = bertl14_quantize_block_s16(bb, n, t, tokens);
+        check("quantize_row_s16", ba, bb, n * tokens * 2u, c);
+        check("quantize_row_s16", &sa, &sb, sizeof sa, c);
         for (uint32_t i = 0; i < n * tokens; i++) {
             rows8[i] = (int8_t)rr(-128, 127);
         }
-        ref_widen_block_s8_s16(rows8, tokens, n, ba);
-        bertl14_widen_block_s8_s16(rows8, tokens, n, bb);
-        check("quantize_row_s8", ba, bb, n * tokens * 2u, c);
+        ref_widen_block_s8(rows8, tokens, n, ba);
+        bertl14_widen_block_s8(rows8, tokens, n, bb);
+        check("quantize_row_s16", ba, bb, n * tokens * 2u, c);
         sa = ref_row_scale_s16(x, n);
         sb = bertl14_row_scale_s16(x, n);
-        check("quantize_row_s8", &sa, &sb, sizeof sa, c);
+        check("quantize_row_s16", &sa, &sb, sizeof sa, c);
     }
-    report("quantize_row_s8");
+    report("quantize_row_s16");
 }
 
 static uint8_t e4[512];

@@ -352,12 +352,12 @@ static uint8_t bench_buf[160 * 1024] __attribute__((aligned(8)));
  * the converter gives that type (INT16 weights: 35..40 here; INT8: 8 less). */
 #if defined(BERTL14_WEIGHTS_INT8)
 typedef int8_t bench_weight_t;
-#define BENCH_LINEAR bertl14_linear_s8
+#define BENCH_LINEAR bertl14_linear_s8_w8
 #define BENCH_W(i) ((int8_t)((int32_t)((i) * 101u % 255u) - 127))
 #define BENCH_SHIFT 30
 #else
 typedef int16_t bench_weight_t;
-#define BENCH_LINEAR bertl14_linear_s16
+#define BENCH_LINEAR bertl14_linear_s8_w16
 #define BENCH_W(i) ((int16_t)((int32_t)((i) * 101u % 4001u) - 2000))
 #define BENCH_SHIFT 38
 #endif
@@ -395,7 +395,8 @@ static void bench_linear(const char *name, uint32_t tokens, uint32_t in, uint32_
     for (uint32_t r = 0; r < reps; r++) {
         for (uint32_t t = 0; t < tokens; t += 4) {      /* blocks of 4 tokens, as the encoder calls it */
             const uint32_t nb = tokens - t < 4u ? tokens - t : 4u;
-            BENCH_LINEAR(x + t * in, xs + t, nb, in, w, out, &rq, NULL, y + t * out, out);
+            const bertl14_linear_dims dims = {nb, in, out, out};
+            BENCH_LINEAR(&dims, &rq, x + t * in, xs + t, w, NULL, y + t * out);
         }
     }
     kernel_line(name, reps, target_instructions(platform_cycles() - t0), tokens * in * out);
@@ -412,7 +413,7 @@ static void bench_softmax(const char *name, uint32_t n, uint32_t reps)
     for (uint32_t r = 0; r < reps; r++) {
         memcpy(s, src, n * 4u);                         /* the kernel uses its input as scratch */
         const uint32_t t0 = platform_cycles();
-        bertl14_softmax_u8(s, n, p);
+        bertl14_softmax_s32(s, n, p);
         count += target_instructions(platform_cycles() - t0);
     }
     kernel_line(name, reps, count, n);

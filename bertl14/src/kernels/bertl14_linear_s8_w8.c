@@ -1,6 +1,6 @@
 /* Linear layer: INT8 weights (one symmetric scale per output channel, folded into the requantization) x INT8
  * activations held as int16 in the block layout (bertl14_kernels.h), per-channel requantization: the integers of
- * the INT16 kernel's formula (docs/numerics.md section 4b). The encoder calls it instead of bertl14_linear_s16
+ * the INT16 kernel's formula (docs/numerics.md section 4b). The encoder calls it instead of bertl14_linear_s8_w16
  * when BERTL14_WEIGHTS_INT8 is defined (CONFIG_BERTL14_WEIGHTS_INT8); without it this file compiles to nothing.
  *
  * The blob stores every group of four weights 4c..4c+3 of a row in the order 4c, 4c+2, 4c+1, 4c+3
@@ -245,10 +245,10 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
 }
 #endif
 
-void bertl14_linear_s8(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
-                       const int8_t *w, uint32_t out, const bertl14_requant_t *rq,
-                       int16_t *y16, int32_t *y32, uint32_t y_stride)
+void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                          const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32)
 {
+    const uint32_t tokens = dims->tokens, in = dims->in, out = dims->out, y_stride = dims->y_stride;
 #if defined(BERTL14_USE_DSP)
     /* word loads: 4-byte aligned weight rows and activations, whole chunks (else the portable loop) */
     if (tokens <= 4u && !(((uintptr_t)w | (uintptr_t)x) & 3u) && !(in & 3u)) {

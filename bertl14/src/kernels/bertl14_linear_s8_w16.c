@@ -395,10 +395,10 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
 
 #endif
 
-void bertl14_linear_s16(const int16_t *x, const uint32_t *x_scale, uint32_t tokens, uint32_t in,
-                        const int16_t *w, uint32_t out, const bertl14_requant_t *rq,
-                        int16_t *y16, int32_t *y32, uint32_t y_stride)
+void bertl14_linear_s8_w16(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                           const uint32_t *x_scale, const int16_t *w, int16_t *y16, int32_t *y32)
 {
+    const uint32_t tokens = dims->tokens, in = dims->in, out = dims->out, y_stride = dims->y_stride;
 #if defined(BERTL14_USE_MVE)
     /* word gathers: 4-byte aligned activations, whole chunks (else the portable loop) */
     if (tokens <= 4u && !((uintptr_t)x & 3u) && !(in & 3u)) {

@@ -1,0 +1,55 @@
+/* Row quantization of one token of a block-layout tensor in place (docs/numerics.md "Row quantization"): its max |x|
+ * over the token's chunks (VMAXAV four values a vector in the Helium body), then each value requantized. */
+#include "bertl14_quantize.h"
+
+uint32_t bertl14_quantize_block_s16(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens)
+{
+    const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
+    int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
+#if defined(BERTL14_USE_MVE)
+    uint32_t mm = 0;
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {   /* max |x| of the token's chunks */
+        mm = vmaxavq_s32(mm, vldrhq_s32(p));
+    }
+    if (tail) {
+        mm = vmaxavq_p_s32(mm, vldrhq_z_s32(rest, vctp32q(tail)), vctp32q(tail));
+    }
+    const uint32_t sc = scale_of((int32_t)mm);
+    const int32_t iv = inv_scale(sc);
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {
+        store16_mve(p, quantize4_mve(p, iv, 4u), 4u);
+    }
+    if (tail) {
+        store16_mve(rest, quantize4_mve(rest, iv, tail), tail);
+    }
+    return sc;
+#else
+    (void)step;
+    int32_t m = max_abs_s16(rest, tail);
+    for (uint32_t i = 0; i < n4; i += 4u) {                      /* max |x| of the token's values */
+        const int32_t a = max_abs_s16(first + i * tokens, 4u);
+        m = a > m ? a : m;
+    }
+    return bertl14_quantize_block_max_s16(blk, n, t, tokens, (uint32_t)m);
+#endif
+}
+
+#if !defined(BERTL14_USE_MVE)
+uint32_t bertl14_quantize_block_max_s16(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens, uint32_t m)
+{
+    const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
+    int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
+    const uint32_t s = scale_of((int32_t)m);
+    const int32_t inv = inv_scale(s);
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {
+        p[0] = (int16_t)quantize_one(p[0], inv);
+        p[1] = (int16_t)quantize_one(p[1], inv);
+        p[2] = (int16_t)quantize_one(p[2], inv);
+        p[3] = (int16_t)quantize_one(p[3], inv);
+    }
+    for (uint32_t i = 0; i < tail; i++) {
+        rest[i] = (int16_t)quantize_one(rest[i], inv);
+    }
+    return s;
+}
+#endif
