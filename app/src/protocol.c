@@ -59,7 +59,7 @@ static void put_kv(const char *key, uint32_t v)
 }
 
 /* A registry name as a `key=value` value: space, '%', '=' and control bytes (< 0x20, 0x7F) become %XX (upper-case
- * hex); every other byte, UTF-8 included, is written as it is (docs/serial-protocol.md; serial.py decodes it). */
+ * hex); every other byte, UTF-8 included, is written as it is (docs/serial-protocol.md; device/device/serial.py decodes it). */
 static void put_encoded(const char *s, uint32_t len)
 {
     static const char hex[] = "0123456789ABCDEF";

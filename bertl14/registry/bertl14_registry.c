@@ -9,14 +9,14 @@
  * the trie is walked as far as it goes and the last name that ended on a word boundary wins (longest match);
  * the walk then goes on after the name. Cost: O(text length * longest name), no malloc, no globals.
  * The vocabulary section's layout and the UTF-8 decoder are the tokenizer's (src/bertl14_vocab_section.h).
- * Layout of the registry: scripts/bertl14_tools/registry.py and docs/registry.md.
+ * Layout of the registry: scripts/bertl14_tools/registry/names.py and docs/registry.md.
  */
 #include "bertl14_registry.h"
 #include "bertl14_vocab_section.h"
 
 #include <stddef.h>
 
-/* ---- the registry (registry.py HDR_*) --------------------------------------------------------------------------- */
+/* ---- the registry (registry/names.py HDR_*) --------------------------------------------------------------------------- */
 enum {
     R_MAGIC, R_VERSION, R_WORDS, R_TOTAL_WORDS, R_FLAGS, R_N_ENTITIES, R_N_AREAS, R_N_FLOORS,
     R_OBJECTS, R_POOL, R_POOL_BYTES, R_TRIE, R_CHECKSUM, R_HEADER_WORDS

@@ -1,6 +1,6 @@
 /*
  * Slot values of a tagged sentence: the tagger's BIO tags over the tokens -> spans of the input text -> the
- * value table's values (bertl14_slot_values). The decoding rule is tagging.py's (the Python twin):
+ * value table's values (bertl14_slot_values). The decoding rule is reference/tagging.py's (the Python twin):
  * a span opens at B-x, or at an I-x that does not continue an x span, and grows over the following I-x tokens
  * and over a B-x right after it (nothing, one space or one hyphen between: the tagger may open "seven" of
  * "seventy-seven" again);

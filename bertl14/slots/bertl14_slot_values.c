@@ -7,14 +7,14 @@
  * value). The parser reads the tokens as "items" (a number, an optional unit word, an optional half) separated by
  * "and" / "," / 和 / 零. A number slot needs exactly one item; a duration needs items with decreasing units.
  * Lists compare the normalised span with the table's normalised "text in" entries; wildcards return the trimmed
- * span. The Python twin is scripts/bertl14_tools/slot_values.py (same functions, same order); the rules and the
+ * span. The Python twin is scripts/bertl14_tools/model/slot_values.py (same functions, same order); the rules and the
  * table layout are in docs/slots.md.
  */
 #include "bertl14_slots.h"
 
 #include <stddef.h>
 
-/* ---- the value table (slot_values.py HDR_* and SLOT_*) ------------------------------------------------------- */
+/* ---- the value table (model/slot_values.py HDR_* and SLOT_*) ------------------------------------------------------- */
 enum { H_MAGIC, H_VERSION, H_WORDS, H_TOTAL_WORDS, H_FLAGS, H_N_SLOTS, H_SLOTS, H_POOL, H_POOL_BYTES, H_CHECKSUM,
        H_HEADER_WORDS };
 enum { S_NAME, S_INFO, S_MIN, S_MAX, S_AUX, S_COUNT, S_WORDS };

@@ -5,7 +5,7 @@
  * labels), so that a threshold still means what it means for a plain answer. It is computed as
  * bertl14_ctx_classify computes its top score (numerics "softmax": exp_q23 of each logit's distance to the largest
  * one, bertl14_kernels.h) over the allowed labels; with every label allowed the two are the same bits. Python twin:
- * bertl14_tools.answer.classify_allowed. */
+ * bertl14_tools.reference.answer.classify_allowed. */
 #include "bertl14.h"
 #include "bertl14_internal.h"
 

@@ -11,7 +11,7 @@
  * Each token can also get its byte span in the input (as HF's offsets): a word character remembers where its
  * input character starts; a piece spans from its first character's input character to the end of its last
  * character's input character (characters the normalizer removes belong to no token).
- * Layout of the section: scripts/bertl14_tools/vocab_blob.py and docs/tokenizer.md.
+ * Layout of the section: scripts/bertl14_tools/model/vocab_blob.py and docs/tokenizer.md.
  */
 /* Cold code: compiled for size (bertl14/sources.cmake). */
 #include "bertl14_tokenizer.h"

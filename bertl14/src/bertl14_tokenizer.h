@@ -2,7 +2,7 @@
  * @file bertl14_tokenizer.h
  * @brief Internal: BERT WordPiece tokenizer over the converter's vocabulary section (bertl14_vocab_offsets[]).
  *
- * The section layout is written by scripts/bertl14_tools/vocab_blob.py and described in docs/tokenizer.md.
+ * The section layout is written by scripts/bertl14_tools/model/vocab_blob.py and described in docs/tokenizer.md.
  * The ids equal Hugging Face's BertTokenizer on valid UTF-8 input (tests/tokenizer/). No malloc, no globals,
  * linear in the input length; stack use is one word buffer and its characters' input offsets (~920 bytes).
  */

@@ -2,7 +2,7 @@
  * @file bertl14_vocab_section.h
  * @brief Internal: layout of the vocabulary section (bertl14_vocab_offsets[]) and strict UTF-8 decoding, shared
  * by the tokenizer (bertl14_tokenizer.c) and the registry matcher (registry/bertl14_registry.c), so that both read
- * the text and the section the same way. Written by scripts/bertl14_tools/vocab_blob.py (HDR_*, FLAG_*: the
+ * the text and the section the same way. Written by scripts/bertl14_tools/model/vocab_blob.py (HDR_*, FLAG_*: the
  * same names and order; tests/registry checks them); described in docs/tokenizer.md.
  */
 #ifndef BERTL14_VOCAB_SECTION_H

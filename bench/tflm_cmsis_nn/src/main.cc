@@ -1,6 +1,6 @@
 // `tflm-cmsis-nn` bench image (QEMU MPS2 boards): TFLM with the CMSIS-NN kernels runs the int8 .tflite export of
 // the model, one model per sentence length (TFLM tensors have fixed shapes), linked in flash by tflm_models.S.
-// Commands from UART0 (polled, one a line), answers for scripts/bertl14_tools/bench.py:
+// Commands from UART0 (polled, one a line), answers for scripts/bertl14_tools/device/bench.py:
 //
 //   boot           READY tflm models=<count> arena=<arena bytes> init=0
 //   C <shift>      the QEMU -icount shift S in use (answer: OK); counts below are in instructions

@@ -1,6 +1,6 @@
 /*
  * The TFLM side of the `tflm-cmsis-nn` engine of `bertl14 bench`: one MicroInterpreter with the operators an
- * int8 BERT export uses (scripts/bertl14_tools/tflite_export.py), the CMSIS-NN kernels where TFLM has them
+ * int8 BERT export uses (scripts/bertl14_tools/model/tflite_export.py), the CMSIS-NN kernels where TFLM has them
  * (FULLY_CONNECTED, BATCH_MATMUL, SOFTMAX, ADD, MUL, TRANSPOSE), TFLM's reference kernels for the rest, and the
  * GeluApprox custom operator (integrations/tflm). Shared by the board image (main.cc) and the host runner
  * (host_main.cc), so both run the same kernels.

@@ -1,6 +1,6 @@
 /*
  * bertl14 test and benchmark image (the QEMU boards). Reads commands from the console UART (polled, one per
- * line) and answers with machine-readable lines that scripts/bertl14_tools/qemu_target.py parses:
+ * line) and answers with machine-readable lines that scripts/bertl14_tools/device/qemu_target.py parses:
  *
  *   boot                 READY dsp=<0|1> profile=<0|1> max_seq=<N> hidden=<H> labels=<C> work=<bytes> unit=<timer>
  *                              tick_ns=<ns of a timer tick>
