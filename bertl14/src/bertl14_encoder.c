@@ -153,12 +153,11 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
     for (uint32_t t = 0; t < n; t++) {
         const uint32_t id = (uint32_t)ids[t];
         BERTL14_STAGE(EMBED);
+        const bertl14_embedding_quant q = {E->word_scale[id], E->word_shift, E->pos_scale[t], E->pos_shift};
         if (int4) {                                                              /* e = word[id] + pos[t] */
-            bertl14_embedding_s4((const uint8_t *)E->word + id * (H / 2u), E->word_scale[id], E->word_shift,
-                                 E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
+            bertl14_embedding_s4((const uint8_t *)E->word + id * (H / 2u), E->pos + t * H, &q, H, e);
         } else {
-            bertl14_embedding_s8((const int8_t *)E->word + id * H, E->word_scale[id], E->word_shift,
-                                 E->pos + t * H, E->pos_scale[t], E->pos_shift, H, e);
+            bertl14_embedding_s8((const int8_t *)E->word + id * H, E->pos + t * H, &q, H, e);
         }
         BERTL14_STAGE(LAYERNORM);
         bertl14_layernorm_s32(&E->ln, e, H, ln16);                                /* LN(e) */

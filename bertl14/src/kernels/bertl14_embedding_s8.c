@@ -3,11 +3,11 @@
 /* Once a token: compiled for size (bertl14/sources.cmake). */
 #include "bertl14_kernels.h"
 
-void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
-                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e)
+void bertl14_embedding_s8(const int8_t *word, const int8_t *pos, const bertl14_embedding_quant *q, uint32_t n,
+                          int32_t *e)
 {
     for (uint32_t c = 0; c < n; c++) {
-        e[c] = (int32_t)(bertl14_rsr((int64_t)word[c] * word_scale, word_shift) +
-                         bertl14_rsr((int64_t)pos[c] * pos_scale, pos_shift));
+        e[c] = (int32_t)(bertl14_rsr((int64_t)word[c] * q->word_scale, q->word_shift) +
+                         bertl14_rsr((int64_t)pos[c] * q->pos_scale, q->pos_shift));
     }
 }

@@ -322,12 +322,21 @@ void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const in
 
 /* bertl14_embedding_s8.c, bertl14_embedding_s4.c */
 
-/** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)):
+/** Quantization of one token's two embedding rows: each row's scale and its table's shift. */
+typedef struct {
+    uint32_t word_scale; /**< the word row's scale (the blob's uint16 per vocabulary entry) */
+    int32_t word_shift;  /**< the word table's shift */
+    uint32_t pos_scale;  /**< the position row's scale (token type 0 folded into the row) */
+    int32_t pos_shift;   /**< the position table's shift */
+} bertl14_embedding_quant;
+
+/** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)), n channels:
  *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */
-void bertl14_embedding_s8(const int8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
-                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
-void bertl14_embedding_s4(const uint8_t *word, uint32_t word_scale, int32_t word_shift, const int8_t *pos,
-                          uint32_t pos_scale, int32_t pos_shift, uint32_t n, int32_t *e);
+void bertl14_embedding_s8(const int8_t *word, const int8_t *pos, const bertl14_embedding_quant *q, uint32_t n,
+                          int32_t *e);
+/** The same with an INT4 word row, two channels a byte (low nibble the even channel). */
+void bertl14_embedding_s4(const uint8_t *word, const int8_t *pos, const bertl14_embedding_quant *q, uint32_t n,
+                          int32_t *e);
 
 /* bertl14_layernorm_s32.c */
 

@@ -381,11 +381,12 @@ static void check_embedding(void)
         }
         const uint32_t ws = (uint32_t)rr(1, 66050), ps = (uint32_t)rr(1, 66050);
         const int32_t wsh = rr(0, 20), psh = rr(0, 20);
-        ref_embedding_s8(e8, ws, wsh, pos8, ps, psh, n, ra);
-        bertl14_embedding_s8(e8, ws, wsh, pos8, ps, psh, n, rb);
+        const bertl14_embedding_quant q = {ws, wsh, ps, psh};
+        ref_embedding_s8(e8, pos8, &q, n, ra);
+        bertl14_embedding_s8(e8, pos8, &q, n, rb);
         check("embedding", ra, rb, n * 4u, c);
-        ref_embedding_s4(e4, ws, wsh, pos8, ps, psh, n, ra);
-        bertl14_embedding_s4(e4, ws, wsh, pos8, ps, psh, n, rb);
+        ref_embedding_s4(e4, pos8, &q, n, ra);
+        bertl14_embedding_s4(e4, pos8, &q, n, rb);
         check("embedding", ra, rb, n * 4u, c);
     }
     report("embedding");
