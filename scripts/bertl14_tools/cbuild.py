@@ -18,10 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import REPO_ROOT
 from .errors import UserError
 
-REPO = Path(__file__).resolve().parents[2]
-LIB_DIR = REPO / "bertl14"
+LIB_DIR = REPO_ROOT / "bertl14"
 KERNEL_SETS = ("portable", "dsp")
 WEIGHT_TYPES = ("int16", "int8")
 SANITIZERS = ("address", "undefined")
@@ -118,7 +118,7 @@ def _key(files: list[Path], flags: list[str]) -> str:
     h = hashlib.sha256()
     h.update(" ".join([compiler()] + flags).encode())
     for f in sorted(files):
-        h.update(str(f.relative_to(REPO) if f.is_relative_to(REPO) else f).encode())
+        h.update(str(f.relative_to(REPO_ROOT) if f.is_relative_to(REPO_ROOT) else f).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 

@@ -63,7 +63,7 @@ def test_c_engine_encodes_like_ref(conv):
     from bertl14_tools.model.folder import open_model
     model = open_model(conv / "i8")
     for kernels in ("portable", "dsp"):
-        eng = cengine.CEngine(conv / "i8", kernels=kernels)        # the model's weight type: the INT8 library
+        eng = cengine.CLibrary(conv / "i8", kernels=kernels)        # the model's weight type: the INT8 library
         assert eng.weight_type == "int8"
         for text in TEXTS:
             ids = eng.tokenize(text)
@@ -85,7 +85,7 @@ def test_library_of_the_other_type_refuses(conv):
     assert lib8.bertl14_required_work_buffer_size(blob16, len(blob16), 16) == 0
     assert lib8.bertl14_required_work_buffer_size(blob8, len(blob8), 16) > 0
     with pytest.raises(UserError, match="INT8 weights but the library was built for INT16.*CONFIG_BERTL14_WEIGHTS_INT8"):
-        cengine.CEngine(conv / "i8", weight_type="int16")
+        cengine.CLibrary(conv / "i8", weight_type="int16")
     with pytest.raises(model_format.ModelDataError, match="--weights int8") as e:
         model_format.check_weights(blob16, c_library=True, weights="int8")
     assert e.value.status == model_format.ERR_MODEL_FORMAT

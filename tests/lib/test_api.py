@@ -68,7 +68,7 @@ def test_buffer_grows_linearly_not_with_layers(pack, lib):
 
 def test_engine_refuses_non_blob():
     with pytest.raises(UserError, match="not a bertl14 weights blob"):
-        cengine.CEngine(b"\0" * 128, np.zeros(300, np.uint32))
+        cengine.CLibrary(b"\0" * 128, np.zeros(300, np.uint32))
 
 
 def test_tagger_adds_one_row_of_logits(pack, lib):

@@ -13,7 +13,7 @@ import pytest
 from bertl14_tools.device import bench
 from bertl14_tools import cbuild
 
-NAIVE_SRC = cbuild.REPO / "bench" / "float32_naive" / "src"
+NAIVE_SRC = cbuild.REPO_ROOT / "bench" / "float32_naive" / "src"
 
 safetensors = pytest.importorskip("safetensors.numpy")
 

@@ -22,7 +22,7 @@ LENGTHS = [1, 2, 3, 4, 5, 7, 8, 13, 33, 64]
 @pytest.mark.parametrize("name", list(MODELS))
 def test_encoder_matches_reference(name, kernels, pack):
     qm = random_quant_model(**MODELS[name])
-    eng = cengine.CEngine(pack(qm), dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
+    eng = cengine.CLibrary(pack(qm), dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
     rng = np.random.default_rng(7)
     for n in LENGTHS:
         ids = [int(i) for i in rng.integers(0, qm.vocab_size, size=n)]
@@ -50,8 +50,8 @@ def test_values_are_not_degenerate(pack):
 
 def test_fourteen_layers_one_buffer(pack):
     """RAM does not depend on the number of layers: 2 and 14 layers need the same work buffer."""
-    a = cengine.CEngine(pack(random_quant_model(layers=2)), dummy_vocab(), max_seq_len=64)
-    b = cengine.CEngine(pack(random_quant_model(layers=14, seed=9)), dummy_vocab(), max_seq_len=64)
+    a = cengine.CLibrary(pack(random_quant_model(layers=2)), dummy_vocab(), max_seq_len=64)
+    b = cengine.CLibrary(pack(random_quant_model(layers=14, seed=9)), dummy_vocab(), max_seq_len=64)
     assert a.work_buffer_size == b.work_buffer_size
     qm = random_quant_model(layers=14, seed=9)
     ids = list(range(1, 30))

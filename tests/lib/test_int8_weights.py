@@ -121,7 +121,7 @@ def test_encoder_int8_matches_reference(kernels, name):
     lib8(kernels)
     qm = int8_model(**MODELS[name])
     blob = model_format.pack_weights(qm)
-    eng = cengine.CEngine(blob, dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
+    eng = cengine.CLibrary(blob, dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
     assert eng.weight_type == "int8"
     rng = np.random.default_rng(5)
     for n in (1, 3, 4, 9):

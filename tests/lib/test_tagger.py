@@ -36,7 +36,7 @@ SENTENCES = [
 @pytest.mark.parametrize("name", list(MODELS))
 def test_tags_match_reference(name, kernels, pack):
     qm = random_quant_model(**MODELS[name])
-    eng = cengine.CEngine(pack(qm), dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
+    eng = cengine.CLibrary(pack(qm), dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
     assert eng.dims["num_tags"] == qm.num_tags
     rng = np.random.default_rng(3)
     seen = set()
@@ -67,7 +67,7 @@ def test_values_are_not_degenerate():
 
 
 def test_model_without_head_says_no_tagger(pack):
-    eng = cengine.CEngine(pack(random_quant_model()), dummy_vocab(), max_seq_len=64)
+    eng = cengine.CLibrary(pack(random_quant_model()), dummy_vocab(), max_seq_len=64)
     eng.encode([2, 7, 9, 3])
     with pytest.raises(UserError, match="BERTL14_ERR_NO_TAGGER"):
         eng.tag()
@@ -97,7 +97,7 @@ def test_converted_tagged_model_c_equals_reference(tagged_model, kernels):
     assert model.tags == json.loads((model._find_source() / "tags.json").read_text())
     assert "#define BERTL14_NUM_TAGS 11" in (tagged_model / "bertl14_config.h").read_text()
     assert json.loads((tagged_model / "manifest.json").read_text())["dims"]["num_tags"] == 11
-    eng = cengine.CEngine(tagged_model, max_seq_len=model.max_seq_len, kernels=kernels)
+    eng = cengine.CLibrary(tagged_model, max_seq_len=model.max_seq_len, kernels=kernels)
     rng = np.random.default_rng(0)
     words = [w for w in model.vocab if w.isalpha() and len(w) > 2][:3000]
     texts = SENTENCES + [" ".join(rng.choice(words, size=int(rng.integers(1, 60)))) for _ in range(40)]

@@ -232,7 +232,7 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
            f"-DFLOAT_MODEL_DIR={gen / 'model'}", "-DCONFIG_APP_RTOS_NONE=y"]
     if progress:
         print(f"building the float32 baseline image in {build_dir}", file=sys.stderr)
-    proc = subprocess.run(cmd, cwd=qemu_target.REPO, capture_output=True, text=True, timeout=1800,
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=1800,
                           env=dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="2"))
     if proc.returncode != 0:
         raise UserError("building the float32 baseline failed:\n" + "\n".join(
@@ -292,7 +292,7 @@ def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bo
     from . import qemu_target
     rows = []
     dims = model.manifest["dims"]
-    eng = cengine.CEngine(converted, max_seq_len=max(seq_lens), kernels="portable")
+    eng = cengine.CLibrary(converted, max_seq_len=max(seq_lens), kernels="portable")
     for n in seq_lens:
         ids = _ids(model, n)
         rows.append({"engine": "host-bertl14-c", "seq_len": n, "host_us": _best_us(lambda: eng.classify(ids)),

@@ -85,13 +85,12 @@ def write_models(ex, lens: list[int], out: Path) -> dict[int, int]:
 
 
 def _west_build(board: str, build_dir: Path, extra: list[str], progress: bool, what: str) -> Path:
-    from . import qemu_target
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(IMAGE_SRC), "--",
            "-DCONFIG_APP_RTOS_NONE=y", *extra]
     if progress:
         print(f"building {what} in {build_dir}", file=sys.stderr)
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
-    proc = subprocess.run(cmd, cwd=qemu_target.REPO, capture_output=True, text=True, timeout=3600, env=env)
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=3600, env=env)
     elf = build_dir / "firmware.elf"
     if proc.returncode != 0 or not elf.is_file():
         raise UserError(f"building {what} failed:\n" + "\n".join(

@@ -148,7 +148,7 @@ class MatcherPair:
 def check_host(model, texts: list[str], kernels: str, progress: bool = True,
                matchers: MatcherPair | None = None) -> Report:
     from ..reference import cengine, integer as reference
-    eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len, kernels=kernels)
+    eng = cengine.CLibrary(model.path, max_seq_len=model.max_seq_len, kernels=kernels)
     qm = model.qm
     rep = Report(kernels)
     it = texts

@@ -1,6 +1,6 @@
 """The `c` engine: the bertl14 C library built for the host (cbuild.py) and called through ctypes.
 
-    eng = CEngine("models/en")          # a converted model folder / model.bl14, or CEngine(weights, vocab_words)
+    eng = CLibrary("models/en")          # a converted model folder / model.bl14, or CLibrary(weights, vocab_words)
     ids = eng.tokenize("turn on the light")          # tokenize_status() also returns the status code
     out = eng.encode(ids)        # out.hidden int8 [N, H], out.scales uint32 [N], out.frac_bits, out.cls_q
     cls = eng.classify()         # label, score_q16, logits (int32 Q10) of the last encode (or classify(ids))
@@ -146,7 +146,7 @@ def read_model(path) -> tuple[bytes, np.ndarray]:
     return bytes(weights), vocab
 
 
-class CEngine:
+class CLibrary:
     def __init__(self, weights, vocab_words=None, max_seq_len: int | None = None,
                  kernels: str = "portable", sanitize: tuple[str, ...] = (), weight_type: str | None = None):
         """weight_type: the library's linear weights ("int16" | "int8"); None: the model's own (the library a

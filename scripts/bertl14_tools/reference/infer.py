@@ -145,7 +145,7 @@ class CEngine(RefEngine):
     def __init__(self, model: Model):
         from . import cengine
         self.model = model
-        self.eng = cengine.CEngine(model.path, max_seq_len=model.max_seq_len)
+        self.eng = cengine.CLibrary(model.path, max_seq_len=model.max_seq_len)
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.eng.tokenize(text, self.model.max_seq_len))
