@@ -15,7 +15,7 @@ from testsupport import REPO, require_arm, west
 pytestmark = pytest.mark.qemu
 
 # every kernel the image checks, with its number of cases (the image's loops)
-KERNELS = {"linear_s8_w16": 400, "attn_scores_s8": 300, "softmax_s32": 300, "attn_context_s8": 300, "gelu_s16": 39,
+KERNELS = {"linear_s8_w16": 400, "linear_s8_w8": 400, "attn_scores_s8": 300, "softmax_s32": 300, "attn_context_s8": 300, "gelu_s16": 39,
            "layernorm_s32 residual_s8": 300, "quantize_row_s16": 300, "embedding": 200}
 
 

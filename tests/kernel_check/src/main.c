@@ -19,6 +19,7 @@
 /* the portable kernels, compiled with the ref_ prefix */
 #define REF(name) extern __typeof__(bertl14_##name) ref_##name;
 REF(linear_s8_w16)
+REF(linear_s8_w8)
 REF(attn_scores_s8)
 REF(softmax_s32)
 REF(attn_context_s8)
@@ -142,6 +143,60 @@ static void check_linear(void)
         }
     }
     report("linear_s8_w16");
+}
+
+static int8_t w8buf[256 * 96 + 8] __attribute__((aligned(8)));
+
+/* linear_s8_w8 (built with BERTL14_WEIGHTS_INT8, CMakeLists.txt): 1..6 tokens, rows whose length is or is not a
+ * multiple of 4, misaligned x or w (the portable loop on every core), activations in -127..127 (the kernel's
+ * contract) with saturated rows whose sums do not fit once lifted by 2^(33 - S), every shift 1..62 (the 64-bit
+ * formula below 9, the lift around 33), scale products s * M at and beyond 2^31 (s up to 66050, the largest row
+ * scale), saturating and unaligned biases; int16 outputs in the block layout and row-major, int32 outputs
+ * row-major (the encoder's layouts) */
+static void check_linear_w8(void)
+{
+    static const uint32_t ins[] = {4, 8, 12, 16, 20, 36, 96, 100, 256, 1, 2, 3, 6, 30, 50, 99};
+    static const uint32_t outs[] = {1, 2, 3, 5, 43, 96};
+    for (uint32_t c = 0; c < 400u; c++, cases++) {
+        const uint32_t tokens = (uint32_t)rr(1, c % 7u == 0u ? 6 : 4), out = outs[rnd() % 6u];
+        const uint32_t in = ins[rnd() % (c % 3u == 0u ? 16u : 9u)];
+        const int mis = c % 23u == 0u, sat = c % 8u == 3u, big = c % 17u == 0u;   /* big: s * M about 2^31 */
+        const int16_t *x = xb + (mis && (c & 1u) ? 1 : 0);
+        const int8_t *w = w8buf + (mis && !(c & 1u) ? rr(1, 3) : 0);
+        for (uint32_t i = 0; i < tokens * in + 2u; i++) {
+            xb[i] = (int16_t)(sat ? (rnd() % 10u ? 127 : -127) : rr(-127, 127));
+        }
+        for (uint32_t i = 0; i < in * out + 4u; i++) {
+            w8buf[i] = (int8_t)(sat && (i / in) % 2u == 0u ? 127 : rr(-128, 127));
+        }
+        for (uint32_t o = 0; o < out; o++) {
+            const uint32_t m = c % 11u;
+            mult[o] = (int16_t)(big ? rr(32200, 32767) : rr(16384, 32767));
+            shf[o] = (int16_t)(m == 0u ? rr(1, 62) : m == 1u ? rr(1, 12) : m == 2u ? rr(30, 34) : rr(24, 40));
+            bias[o] = c % 13u == 0u ? (int32_t)rnd() : rr(-100000, 100000);
+        }
+        for (uint32_t t = 0; t < tokens; t++) {
+            xsc[t] = big ? (uint32_t)rr(65300, 66050) : c % 9u == 0u ? (uint32_t)rr(1, 66050) : (uint32_t)rr(1, 4096);
+        }
+        const int32_t *b = (const int32_t *)(const void *)((const char *)bias + (c % 19u == 0u ? 2 : 0));
+        const bertl14_requant_t rq = {mult, shf, b};
+        const uint32_t mode = rnd() % 3u, ys = mode == 0u ? 0u : out + (uint32_t)rr(0, 3);
+        memset(y16a, 0x55, sizeof y16a);
+        memset(y16b, 0x55, sizeof y16b);
+        memset(y32a, 0x55, sizeof y32a);
+        memset(y32b, 0x55, sizeof y32b);
+        const bertl14_linear_dims dims = {tokens, in, out, ys};
+        if (mode != 2u || ys == 0u) {
+            ref_linear_s8_w8(&dims, &rq, x, xsc, w, y16a, NULL);
+            bertl14_linear_s8_w8(&dims, &rq, x, xsc, w, y16b, NULL);
+            check("linear_s8_w8", y16a, y16b, sizeof y16a, c);
+        } else {
+            ref_linear_s8_w8(&dims, &rq, x, xsc, w, NULL, y32a);
+            bertl14_linear_s8_w8(&dims, &rq, x, xsc, w, NULL, y32b);
+            check("linear_s8_w8", y32a, y32b, sizeof y32a, c);
+        }
+    }
+    report("linear_s8_w8");
 }
 
 static int8_t q8[128], kv[512 * 40];
@@ -397,6 +452,7 @@ int main(void)
     platform_init();
     raw_puts("KCHECK start\n");
     check_linear();
+    check_linear_w8();
     check_scores();
     check_softmax();
     check_context();

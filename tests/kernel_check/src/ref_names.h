@@ -8,6 +8,7 @@
 #define bertl14_quantize_block_s16 ref_quantize_block_s16
 #define bertl14_quantize_block_max_s16 ref_quantize_block_max_s16
 #define bertl14_linear_s8_w16 ref_linear_s8_w16
+#define bertl14_linear_s8_w8 ref_linear_s8_w8
 #define bertl14_attn_scores_s8 ref_attn_scores_s8
 #define bertl14_softmax_s32 ref_softmax_s32
 #define bertl14_attn_context_s8 ref_attn_context_s8
