@@ -1,7 +1,8 @@
 """Random integer QuantModels for the C-library tests: every field of docs/numerics.md filled with
 random but well-scaled integers (so attention, GELU and LayerNorm see realistic ranges), without
 going through a float model and the quantizer. Exercises smoothing factors, INT4 embeddings,
-pruned heads (heads_kept < heads_total), the classifier head and the token classifier (tags)."""
+pruned heads (heads_kept < heads_total), the classifier head and the token classifier (tags), and INT8 linear
+weights (weights="int8")."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +38,8 @@ def _smooth(rng, n, on):
 
 
 def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8, intermediate=128, vocab=300,
-                       max_position=64, labels=5, embedding="int8", smoothing=False, tags=0) -> QuantModel:
+                       max_position=64, labels=5, embedding="int8", smoothing=False, tags=0,
+                       weights="int16") -> QuantModel:
     rng = np.random.default_rng(seed)
     d = hidden // heads_total
     a = heads_kept * d
@@ -70,7 +72,20 @@ def random_quant_model(seed=0, layers=2, hidden=64, heads_total=8, heads_kept=8,
     if tags:      # on every output row (int8, F = the last LN's f_out), logits Q10 like the classifier's
         qm.tagger = _linear(rng, tags, hidden, 32, 12)
         qm.tags = ["O"] + [f"{bi}-slot{i // 2}" for i, bi in zip(range(tags - 1), "BI" * tags)]
+    if weights == "int8":
+        _to_int8_weights(qm)
     return qm
+
+
+def _to_int8_weights(qm: QuantModel) -> None:
+    """INT8 linear weights: each INT16 row (|w| <= 3000) scaled to 127 (about 2^-4.6), its shift lowered by 5 so the
+    outputs keep their ranges."""
+    lins = [getattr(L, n) for L in qm.layers for n in ("q", "k", "v", "o", "i", "o2")]
+    lins += [x for x in (qm.pooler, qm.cls, qm.tagger) if x is not None]
+    for lin in lins:
+        lin.w = np.round(lin.w.astype(np.float64) * 127 / 3000).astype(np.int8)
+        lin.shift = np.clip(lin.shift.astype(np.int64) - 5, 1, 62).astype(np.int16)
+    qm.weights = "int8"
 
 
 def dummy_vocab(words: int = 300) -> np.ndarray:

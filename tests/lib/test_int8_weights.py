@@ -99,19 +99,6 @@ def test_linear_s8(kernels):
             np.testing.assert_array_equal(run_linear(lib, q, s, lin, 16, block_out=True), R.linear_s8_s8(q, s, lin, 16))
 
 
-def int8_model(**kw):
-    """A random integer model with INT8 weights: each INT16 row of random_quant_model scaled to 127, its shift
-    lowered by the same factor (about 8 bits) so the outputs keep their ranges."""
-    qm = random_quant_model(**kw)
-    lins = [getattr(L, n) for L in qm.layers for n in ("q", "k", "v", "o", "i", "o2")]
-    lins += [x for x in (qm.pooler, qm.cls, qm.tagger) if x is not None]
-    for lin in lins:
-        lin.w = np.round(lin.w.astype(np.float64) * 127 / 3000).astype(np.int8)
-        lin.shift = np.clip(lin.shift.astype(np.int64) - 5, 1, 62).astype(np.int16)
-    qm.weights = "int8"
-    return qm
-
-
 MODELS = {"base": dict(tags=7), "odd_rows": dict(hidden=50, heads_total=5, heads_kept=5, intermediate=70, seed=6)}
 
 
@@ -119,7 +106,7 @@ MODELS = {"base": dict(tags=7), "odd_rows": dict(hidden=50, heads_total=5, heads
 @pytest.mark.parametrize("name", list(MODELS))
 def test_encoder_int8_matches_reference(kernels, name):
     lib8(kernels)
-    qm = int8_model(**MODELS[name])
+    qm = random_quant_model(weights="int8", **MODELS[name])
     blob = model_format.pack_weights(qm)
     eng = cengine.CLibrary(blob, dummy_vocab(), max_seq_len=qm.max_position, kernels=kernels)
     assert eng.weight_type == "int8"
