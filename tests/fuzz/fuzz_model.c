@@ -1,7 +1,8 @@
 /*
  * Fuzz target `model`: mutated weights blobs and vocabulary sections through bertl14_init and inference. Each input
- * edits one of two valid models (gen_fuzz_data.py: 2 layers INT8 with both heads and smoothing; 1 layer INT4, 3 of
- * 4 heads, no heads) and their vocabulary section (fuzz_vocab_m, every table filled), copies both into heap buffers of exactly their (changed) sizes
+ * edits one of two valid models (gen_fuzz_data.py: 2 layers, INT8 embedding, both heads and smoothing; 1 layer, INT4
+ * embedding, 3 of 4 heads, no heads; their linear weights INT16, or INT8 when the library is built with BERTL14_WEIGHTS_INT8) and
+ * their vocabulary section (fuzz_vocab_m, every table filled), copies both into heap buffers of exactly their (changed) sizes
  * and passes those sizes, so a read past the data is an AddressSanitizer report. Whatever init accepts must then
  * tokenize, encode, classify and tag without a sanitizer report; any broken invariant calls abort().
  *
@@ -26,6 +27,12 @@
 #include "bertl14.h"
 #include "fuzz_check.h"
 
+#if defined(BERTL14_WEIGHTS_INT8)             /* the library built for INT8 weights runs the INT8 twins */
+#define fuzz_model0 fuzz_model0_w8
+#define fuzz_model1 fuzz_model1_w8
+#define fuzz_model0_size fuzz_model0_w8_size
+#define fuzz_model1_size fuzz_model1_w8_size
+#endif
 extern const int16_t fuzz_model0[], fuzz_model1[];
 extern const uint32_t fuzz_model0_size, fuzz_model1_size;
 extern const uint32_t fuzz_vocab_m[];

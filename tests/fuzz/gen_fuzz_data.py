@@ -6,8 +6,11 @@
                         with a classifier head, for the public API (init / tokenize / encode / classify)
     fuzz_vocab_m[]      a small uncased section (every table filled) for the `model` target's models
     fuzz_model0/1[]     the `model` target's models on fuzz_vocab_m, whose inputs edit them (small, so that
-                        inference under the sanitizers stays fast): 2 layers, INT8, classifier and token
-                        classifier, smoothing, 16 positions; 1 layer, INT4, 3 of 4 heads, no heads, 12 positions
+                        inference under the sanitizers stays fast): 2 layers, INT8 embedding, classifier and
+                        token classifier, smoothing, 16 positions; 1 layer, INT4 embedding, 3 of 4 heads, no heads,
+                        12 positions; INT16 linear weights
+    fuzz_model0/1_w8[]  the same two models with INT8 linear weights, for the `model` target built for them
+                        (BERTL14_WEIGHTS_INT8)
     fuzz_registries[3]  registry tables for the `registry` target (app/entities.yaml, the natural-home registries),
                         each compiled for the tokenizer options of the vocabulary it is matched with
     every array's size in bytes (`<name>_size`), as the converter's bertl14_config.h gives them
@@ -57,16 +60,21 @@ SMALL_VOCAB = (["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefghij
 
 
 def _models(vocab_size: int, small_vocab_size: int) -> list[bytes]:
+    """The API's model, then the `model` target's two with INT16 weights and the same two with INT8 weights."""
     from randmodel import random_quant_model
 
     from bertl14_tools.model.blob import pack_weights
     api = random_quant_model(seed=5, layers=1, hidden=32, heads_total=4, heads_kept=4, intermediate=64,
                              vocab=vocab_size, max_position=64, labels=4)
-    full = random_quant_model(seed=6, layers=2, hidden=16, heads_total=4, heads_kept=4, intermediate=32,
-                              vocab=small_vocab_size, max_position=16, labels=5, tags=7, smoothing=True)
-    small = random_quant_model(seed=7, layers=1, hidden=16, heads_total=4, heads_kept=3, intermediate=48,
-                               vocab=small_vocab_size, max_position=12, labels=0, embedding="int4")
-    return [pack_weights(m) for m in (api, full, small)]
+    models = [api]
+    for weights in ("int16", "int8"):
+        models.append(random_quant_model(seed=6, layers=2, hidden=16, heads_total=4, heads_kept=4, intermediate=32,
+                                         vocab=small_vocab_size, max_position=16, labels=5, tags=7, smoothing=True,
+                                         weights=weights))
+        models.append(random_quant_model(seed=7, layers=1, hidden=16, heads_total=4, heads_kept=3, intermediate=48,
+                                         vocab=small_vocab_size, max_position=12, labels=0, embedding="int4",
+                                         weights=weights))
+    return [pack_weights(m) for m in models]
 
 
 def _registries(sections: dict[str, list[int]]) -> list[tuple[list[int], str]]:
@@ -128,12 +136,13 @@ def main(out_dir: str) -> int:
     parts = ["#include <stdint.h>\n", c_array("uint32_t", "fuzz_vocab_a", sec_a), c_array("uint32_t", "fuzz_vocab_b", sec_b),
              c_array("uint32_t", "fuzz_vocab_m", sec_m)]
     try:
-        api, full, small = _models(len(cased), len(SMALL_VOCAB))
-        parts += [_blob_array("fuzz_weights", api), _blob_array("fuzz_model0", full), _blob_array("fuzz_model1", small)]
+        api, full, small, full8, small8 = _models(len(cased), len(SMALL_VOCAB))
+        parts += [_blob_array("fuzz_weights", api), _blob_array("fuzz_model0", full), _blob_array("fuzz_model1", small),
+                  _blob_array("fuzz_model0_w8", full8), _blob_array("fuzz_model1_w8", small8)]
         parts.append(f"const uint32_t fuzz_model_vocab = {len(cased)}u;\nconst int fuzz_have_model = 1;\n")
     except Exception as exc:  # the library's Python side not there (yet): fuzz the tokenizer only
         print(f"gen_fuzz_data: no random model ({exc}); the API and model targets are off", file=sys.stderr)
-        for name in ("fuzz_weights", "fuzz_model0", "fuzz_model1"):
+        for name in ("fuzz_weights", "fuzz_model0", "fuzz_model1", "fuzz_model0_w8", "fuzz_model1_w8"):
             parts.append(f"const int16_t {name}[2] = {{0, 0}};\nconst uint32_t {name}_size = 4u;\n")
         parts.append("const uint32_t fuzz_model_vocab = 0u;\nconst int fuzz_have_model = 0;\n")
     regs = _registries({"a": sec_a, "b": sec_b})

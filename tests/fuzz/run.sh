@@ -12,6 +12,8 @@
 # are written as crash-TARGET-<sha> (replay: build/fuzz/fuzz_TARGET FILE). On a shared machine run it under
 # `nice -n 10`, one target at a time. BERTL14_FUZZ_KERNELS=dsp builds the library's DSP kernels (on the host's
 # emulation of the intrinsics) instead of the portable ones: the api and model targets then run those.
+# BERTL14_FUZZ_WEIGHTS=int8 builds the library for INT8 linear weights (BERTL14_WEIGHTS_INT8): the model target
+# then edits and runs the INT8 twins of its models.
 set -eu
 SECONDS_TO_RUN=${1:-300}
 TARGET=${2:-api}
@@ -38,6 +40,13 @@ case "${BERTL14_FUZZ_KERNELS:-portable}" in
     portable) ;;
     dsp) DEFS="$DEFS -DBERTL14_USE_DSP=1" ;;
     *) echo "run.sh: BERTL14_FUZZ_KERNELS must be portable or dsp, not '$BERTL14_FUZZ_KERNELS'" >&2; exit 2 ;;
+esac
+case "${BERTL14_FUZZ_WEIGHTS:-int16}" in
+    int16) ;;
+    int8)
+        [ "$TARGET" = model ] || { echo "run.sh: BERTL14_FUZZ_WEIGHTS=int8 is for the model target only" >&2; exit 2; }
+        DEFS="$DEFS -DBERTL14_WEIGHTS_INT8=1" ;;
+    *) echo "run.sh: BERTL14_FUZZ_WEIGHTS must be int16 or int8, not '$BERTL14_FUZZ_WEIGHTS'" >&2; exit 2 ;;
 esac
 [ -f "${SRCS%% *}" ] || { echo "run.sh: ${SRCS%% *} not found: this checkout has no '$TARGET' target yet" >&2; exit 2; }
 case "$SECONDS_TO_RUN" in ''|*[!0-9]*) echo "run.sh: SECONDS must be a whole number, not '$SECONDS_TO_RUN'" >&2; exit 2 ;; esac
