@@ -76,12 +76,12 @@ def test_counts_are_deterministic_and_mismatches_are_caught(model14):
         assert a.instructions == b.instructions and a.stage_instructions == b.stage_instructions
         assert a.instructions > 0 and a.stack_bytes > 0
     r = runs[0][0]
-    assert bitexact.compare_target(texts[0], model, r, reference, model.qm) == []
+    assert bitexact.compare_answer(texts[0], model, r, reference, model.qm) == []
     r.hidden = r.hidden.copy()
     r.hidden[0, 3] ^= 1                                     # one flipped bit of the [CLS] row is found
-    assert any("[CLS] bytes" in p for p in bitexact.compare_target(texts[0], model, r, reference, model.qm))
+    assert any("[CLS] bytes" in p for p in bitexact.compare_answer(texts[0], model, r, reference, model.qm))
     r.logits = r.logits + np.eye(len(r.logits), dtype=np.int64)[0]
-    assert any("logits" in p for p in bitexact.compare_target(texts[0], model, r, reference, model.qm))
+    assert any("logits" in p for p in bitexact.compare_answer(texts[0], model, r, reference, model.qm))
 
 
 @pytest.mark.slow

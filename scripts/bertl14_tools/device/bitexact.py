@@ -75,36 +75,21 @@ def _texts(path, limit: int | None) -> list[str]:
     return texts[:limit] if limit else texts
 
 
-def compare_sentence(text: str, model, eng, ref, qm) -> list[str]:
-    """Differences between the C engine and the reference for one sentence (empty: bit-exact)."""
-    problems = []
-    ref_ids = model.encode(text)
-    ref_offsets = model.tokenizer.encode_offsets(text, model.max_seq_len)[1]
-    c_ids, c_offsets, _ = eng.tokenize_offsets(text, model.max_seq_len)
-    if c_ids != ref_ids:
-        problems.append(f"token ids differ: C {c_ids} vs reference {ref_ids}")
-    elif c_offsets != ref_offsets:
-        problems.append(f"token offsets differ: C {c_offsets} vs reference {ref_offsets}")
-    r = ref.encode(qm, ref_ids)
-    c = eng.encode(ref_ids)
-    if not np.array_equal(c.hidden, r.hidden):
-        rows = sorted({int(i) for i in np.nonzero((c.hidden != r.hidden).any(axis=1))[0]})
-        what = "[CLS] bytes" if rows == [0] else f"hidden rows {rows}"
-        problems.append(f"{what} differ ({int((c.hidden != r.hidden).sum())} bytes)")
-    if not np.array_equal(c.scales.astype(np.int64), r.hidden_scale.astype(np.int64)):
-        problems.append(f"row scales differ: C {c.scales.tolist()} vs reference {r.hidden_scale.tolist()}")
-    if c.frac_bits != r.hidden_f:
-        problems.append(f"output exponent differs: C {c.frac_bits} vs reference {r.hidden_f}")
-    if r.logits is not None:
+def host_result(eng, text: str, model):
+    """One answer of the host build (tokenize, encode, classify, tag), in the QEMU test image's answer form, so
+    both are compared with the reference by the same code (compare_answer)."""
+    from .qemu_target import TargetResult
+    ids, offsets, _ = eng.tokenize_offsets(text, model.max_seq_len)
+    c = eng.encode(ids)
+    r = TargetResult(ids=ids, token_status=0, hidden=c.hidden, scales=c.scales, frac_bits=c.frac_bits, label=None,
+                     score_q16=None, logits=None, offsets=offsets)
+    if model.qm.cls is not None:
         k = eng.classify()
-        if not np.array_equal(k.logits.astype(np.int64), r.logits.astype(np.int64)):
-            problems.append(f"logits differ: C {k.logits.tolist()} vs reference {r.logits.tolist()}")
-        elif (k.label, k.score_q16) != (r.label, r.score_q16):
-            problems.append(f"label/score differ: C {(k.label, k.score_q16)} vs reference {(r.label, r.score_q16)}")
-    if r.tag_logits is not None:
+        r.logits, r.label, r.score_q16 = k.logits.astype(np.int64), k.label, k.score_q16
+    if model.qm.tagger is not None:
         g = eng.tag()            # after classify: it must not disturb the rows the tagger reads
-        problems += compare_tags(g.tags, g.logits, r)
-    return problems
+        r.tags, r.tag_logits = g.tags, g.logits
+    return r
 
 
 def compare_tags(tags, logits, r) -> list[str]:
@@ -160,16 +145,17 @@ def check_host(model, texts: list[str], kernels: str, progress: bool = True,
         if matchers is not None:
             masked, probs = matchers.mask(text)
             text = masked if not probs else text
-        probs += compare_sentence(text, model, eng, reference, qm)
+        probs += compare_answer(text, model, host_result(eng, text, model), reference, qm)
         rep.sentences += 1
         if probs:
             rep.mismatches.append(f"{text!r}: " + "; ".join(probs))
     return rep
 
 
-def compare_target(text: str, model, r, ref, qm) -> list[str]:
-    """Differences between one answer of the QEMU test image and the reference (empty: bit-exact).
-    The encoder is checked on the target's own token ids, so a tokenizer difference is reported once."""
+def compare_answer(text: str, model, r, ref, qm) -> list[str]:
+    """Differences between one answer of the C library (the QEMU test image's, or host_result's) and the reference
+    (empty: bit-exact). The encoder is checked on the C tokenizer's own ids, so a tokenizer difference is reported
+    once."""
     problems = []
     ref_ids = model.encode(text)
     ref_offsets = model.tokenizer.encode_offsets(text, model.max_seq_len)[1]
@@ -178,7 +164,7 @@ def compare_target(text: str, model, r, ref, qm) -> list[str]:
     elif r.offsets is not None and r.offsets != ref_offsets:
         problems.append(f"token offsets differ: C {r.offsets} vs reference {ref_offsets}")
     if r.status != 0 or r.hidden is None:
-        return problems + [f"encode failed on the target (status {r.status})"]
+        return problems + [f"encode failed (status {r.status})"]
     e = ref.encode(qm, r.ids)
     if r.hidden.shape != e.hidden.shape or not np.array_equal(r.hidden, e.hidden):
         bad = (sorted({int(i) for i in np.nonzero((r.hidden != e.hidden).any(axis=1))[0]})
@@ -216,7 +202,7 @@ def check_qemu(model, texts: list[str], kernels: str, board: str = "mps2_an500",
                 masked, probs = matchers.mask(text)
                 text = masked if not probs else text
             r = target.infer_text(text)
-            probs += compare_target(text, model, r, reference, model.qm)
+            probs += compare_answer(text, model, r, reference, model.qm)
             rep.sentences += 1
             rep.tokens += len(r.ids or [])
             rep.instructions += r.instructions
