@@ -193,12 +193,13 @@ static void settle_span(const uint32_t *table, const char *slot, const char *tex
             *end = whole;
         }
         if (!has_value(table, slot, text + *start, *end - *start)) {
-            uint32_t before = article_before(text, *start);
-            if (before == *start) {
-                before = zh_number_start(table, slot, text, text_len, *start, *end); /* "两个" + "小时" */
-            }
+            /* a start before it that reads: the article's, else the Chinese numerals' (already read there) */
+            const uint32_t article = article_before(text, *start);
+            const uint32_t before =
+                article != *start ? (has_value(table, slot, text + article, *end - article) ? article : *start)
+                                  : zh_number_start(table, slot, text, text_len, *start, *end); /* "两个" + "小时" */
             const uint32_t skip = article_at(text, *start, *end);
-            if (before != *start && has_value(table, slot, text + before, *end - before)) {
+            if (before != *start) {
                 *start = before;
             } else if (skip != 0u && has_value(table, slot, text + *start + skip, *end - *start - skip)) {
                 *start += skip;

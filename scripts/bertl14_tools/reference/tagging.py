@@ -228,11 +228,11 @@ def _settle(text, span: list, words) -> int:
             end = whole
         reads = lambda s: bool(slot_values(words, slot, text[s:end]))
         if not reads(start):
-            before = article_before(text, start)                  # "a" + "minute"
-            if before == start:
-                before = zh_number_start(text, start, reads)      # "两个" + "小时"
+            article = article_before(text, start)                 # "a" + "minute"
+            before = ((article if reads(article) else start) if article != start
+                      else zh_number_start(text, start, reads))   # "两个" + "小时" (read there already)
             skip = _article_at(text, start, end)                  # "a 3 minute" -> "3 minute"
-            if before != start and reads(before):
+            if before != start:
                 start = before
             elif skip and reads(start + skip):
                 start += skip
