@@ -279,7 +279,7 @@ void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint
 /**
  * LUT softmax of the attention (numerics "softmax", v1.2): n (1..512) scores in Q(F_SM) -> probabilities p_u in
  * Q8 (uint8). @p max is the largest of the n scores (the caller's). `scores` is used as scratch: it is left
- * holding e_u = exp_q22(max - x_u).
+ * holding e_u = exp_q22(x_u, max).
  */
 void bertl14_softmax_s32(int32_t *scores, uint32_t n, int32_t max, uint8_t *p);
 
