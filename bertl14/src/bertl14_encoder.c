@@ -110,6 +110,17 @@ static void linear(const bertl14_linear_t *lin, const int16_t *x, const uint32_t
 static inline uint32_t head_at(uint32_t t, uint32_t hd, uint32_t heads, uint32_t d) { return (t * heads + hd) * d; }
 static inline uint32_t scale_at(uint32_t t, uint32_t hd, uint32_t heads) { return t * heads + hd; }
 
+/* The largest of n >= 1 attention scores (the softmax takes it): the last one, then two a step. */
+static int32_t row_max(const int32_t *x, uint32_t n)
+{
+    int32_t m = x[n - 1];
+    for (const int32_t *const end = x + (n & ~1u); x != end; x += 2) {
+        const int32_t a = x[0] > x[1] ? x[0] : x[1];
+        m = a > m ? a : m;
+    }
+    return m;
+}
+
 /* Linear projection of nb token rows followed by row quantization per head (Q, K, V): value c of token j at
  * dst[j * dst_stride + c * col_stride] (col_stride 1: rows; else transposed, a channel's tokens contiguous). */
 static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t heads, uint32_t nb,
@@ -197,7 +208,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
                 BERTL14_STAGE(SCORES);
                 bertl14_attn_scores_s8(&ap, q8 + qj, qs[scale_at(j, hd, heads)], k + k0, ks + hd, scores); /* x = q.k */
                 BERTL14_STAGE(SOFTMAX);
-                bertl14_softmax_s32(scores, n, probs);                            /* p = softmax(x) */
+                bertl14_softmax_s32(scores, n, row_max(scores, n), probs);        /* p = softmax(x) */
                 BERTL14_STAGE(CONTEXT);
                 bertl14_attn_context_s8(&ap, probs, v + k0 * n, vs + hd, scores, ctx16 + qj); /* c = sum_u p_u v_u */
             }

@@ -2,7 +2,7 @@
  * Lookup tables of docs/numerics.md section 12. */
 #include "kernels/bertl14_kernels.h"
 
-/* 2^-x in Q15 at x = i/256 (softmax exp_q23: index fr >> 8): round(32768 * 2^(-i/256)) */
+/* 2^-x in Q15 at x = i/256 (exp_q23: index fr >> 8; exp_q22: index z & 255): round(32768 * 2^(-i/256)) */
 const uint16_t bertl14_exp_lut[257] = {
     32768, 32679, 32591, 32503, 32415, 32327, 32240, 32153, 32066, 31979, 31893, 31806,
     31720, 31635, 31549, 31464, 31379, 31294, 31209, 31125, 31041, 30957, 30873, 30790,

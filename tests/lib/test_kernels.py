@@ -17,7 +17,7 @@ def lib_for(kernels):
     lib = cengine.load_library(kernels)
     lib.bertl14_quantize_row_s16.restype = ctypes.c_uint32
     lib.bertl14_quantize_row_s16.argtypes = [P, ctypes.c_uint32, P, P]
-    lib.bertl14_softmax_s32.argtypes = [P, ctypes.c_uint32, P]
+    lib.bertl14_softmax_s32.argtypes = [P, ctypes.c_uint32, ctypes.c_int32, P]
     lib.bertl14_gelu_s16.argtypes = [P, ctypes.c_uint32, ctypes.c_int32]
     lib.bertl14_layernorm_s32.argtypes = [P, P, ctypes.c_uint32, P]
     lib.bertl14_linear_s8_w16.argtypes = [P, P, P, P, P, P, P]
@@ -82,7 +82,7 @@ def test_widen(kernels):
         np.testing.assert_array_equal(y, x[:n])
 
 
-@pytest.mark.parametrize("n", [1, 2, 5, 64, 512])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 64, 511, 512])
 def test_softmax(kernels, n):
     lib = lib_for(kernels)
     rng = np.random.default_rng(n)
@@ -93,8 +93,9 @@ def test_softmax(kernels, n):
         x = np.asarray(x, np.int32)
         scores = x.copy()
         p = np.zeros(n, np.uint8)
-        lib.bertl14_softmax_s32(ptr(scores), n, ptr(p))
+        lib.bertl14_softmax_s32(ptr(scores), n, int(x.max()), ptr(p))
         np.testing.assert_array_equal(p, R.softmax_lut_u8(x.astype(np.int64)[None, :])[0])
+        np.testing.assert_array_equal(scores, R.exp_q22(x.astype(np.int64), int(x.max())))   # the scratch: e_u
 
 
 @pytest.mark.parametrize("f", [0, 5, 9, 12])

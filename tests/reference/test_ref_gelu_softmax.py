@@ -1,4 +1,5 @@
-"""GELU (float and integer) and LUT softmax against their exact values (docs/numerics.md sections 6, 8, 10)."""
+"""GELU (float and integer) and LUT softmax against their exact values (docs/numerics.md sections 6, 8, 10): the
+attention softmax (numerics v1.2, exp_q22) and the classifier score (v1.1, exp_q23)."""
 import math
 
 import numpy as np
@@ -88,9 +89,73 @@ def test_softmax_edge_rows(row):
     assert np.abs(R.softmax_lut_u8(x) - _exact_softmax_q8(x)).max() <= 1
 
 
-def test_softmax_row_invariant_under_shift():
-    x = np.array([3, -1000, 4000, 4000, 77])
-    assert R.softmax_lut_u8(x).tolist() == R.softmax_lut_u8(x + 123456).tolist()
+def test_softmax_within_0p6_lsb_of_unrounded_float_and_unbiased():
+    """|p - 256 softmax| <= 0.6 (rounding 0.5, the exp's 2^(1/256) steps the rest), and no drift against the
+    exactly rounded softmax (rounding half up of each p, not a truncation, keeps the mean error ~0, not ~-0.5)."""
+    rng = np.random.default_rng(5)
+    err, count, worst = 0.0, 0, 0.0
+    for x in _random_rows(rng, 600):
+        xf = x.astype(np.float64) * 2.0 ** -10
+        e = np.exp(xf - xf.max())
+        p = R.softmax_lut_u8(x)
+        worst = max(worst, float(np.abs(p - np.minimum(255, 256 * e / e.sum())).max()))
+        err, count = err + float((p - _exact_softmax_q8(x)).sum()), count + p.size
+    assert worst <= 0.6
+    assert abs(err / count) < 0.01
+
+
+def test_exp_q22_error_bound():
+    """|e - 2^22 exp(x - max)| <= 0.0028 * 2^22 exp(x - max) + 1: the index steps of 2^(1/256) (+-0.271 %, the
+    SMMLS phase included), the table's Q15 rounding and the shift's floor (< 1); e = 2^22 at the maximum."""
+    rng = np.random.default_rng(6)
+    xm = rng.integers(-2**31, 2**31, 100000)
+    d = np.concatenate([rng.integers(0, 1 << 15, 80000), rng.integers(0, 2**32, 20000)])
+    keep = xm - d >= -2**31
+    xm, d = xm[keep], d[keep]
+    e = R.exp_q22(xm - d, xm)
+    exact = 2.0 ** 22 * np.exp(-d / 1024.0)
+    assert np.all(np.abs(e - exact) <= 0.0028 * exact + 1)
+    assert np.all(R.exp_q22(xm, xm) == 1 << 22)
+    assert R.exp_q22(np.array([-2**31]), np.array([2**31 - 1]))[0] == 0          # the widest gap: no overflow
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 100, 255, 256, 257, 511, 512])
+def test_softmax_all_equal_rows(n):
+    """n equal scores (anywhere in int32): every p the same, round(256 / n) within 1, their sum within n/2 of 256."""
+    for v in (0, -2**31, 2**31 - 1, 12345):
+        p = R.softmax_lut_u8(np.full(n, v, np.int64))
+        assert len(set(p.tolist())) == 1
+        assert abs(int(p[0]) - min(255, int(_half_up(256 / n)))) <= 1
+        assert abs(int(p.sum()) - 256) <= n / 2 + 1
+
+
+def test_softmax_one_score_and_extremes():
+    for v in (0, 1, -1, 2**31 - 1, -2**31):
+        assert R.softmax_lut_u8(np.array([v])).tolist() == [255]
+    x = np.full(512, -2**31, np.int64)
+    x[100] = 2**31 - 1                                  # spread 2^32 - 1: one takes all
+    p = R.softmax_lut_u8(x)
+    assert p[100] == 255 and p.sum() == 255
+    x = np.array([2**31 - 1, 2**31 - 1 - 710, -2**31], np.int64)   # ln 2 apart at the top of the range
+    assert np.abs(R.softmax_lut_u8(x) - _exact_softmax_q8(x)).max() <= 1
+
+
+@pytest.mark.parametrize("n", [512])
+def test_softmax_512_rows_within_one_lsb(n):
+    rng = np.random.default_rng(7)
+    for spread in (16, 1024, 8192, 20000, 1 << 20, 2**31 - 1):
+        x = rng.integers(-spread, spread, n)
+        assert np.abs(R.softmax_lut_u8(x) - _exact_softmax_q8(x)).max() <= 1
+
+
+def test_softmax_shift_moves_a_row_by_at_most_one_lsb():
+    """v1.2 depends on the maximum through the phase of its product with log2(e) (the SMMLS), so a shift of every
+    score may move a probability by 1 LSB, never more."""
+    rng = np.random.default_rng(8)
+    for x in _random_rows(rng, 300):
+        s = int(rng.integers(-5000, 5000))
+        if -2**31 <= x.min() + s and x.max() + s < 2**31:
+            assert np.abs(R.softmax_lut_u8(x + s) - R.softmax_lut_u8(x)).max() <= 1
 
 
 def test_classifier_score():

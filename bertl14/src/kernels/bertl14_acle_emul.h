@@ -151,6 +151,37 @@ static inline int32_t bertl14_smmla(int32_t a, int32_t b, int32_t c)
 }
 #endif
 
+/* SMMLS: the high word of c * 2^32 - a * b (exactly (c * 2^32 - a * b) >> 32, floor). */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline int32_t bertl14_smmls(int32_t a, int32_t b, int32_t c)
+{
+    int32_t r;
+    __asm("smmls %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+#else
+static inline int32_t bertl14_smmls(int32_t a, int32_t b, int32_t c)
+{
+    return (int32_t)(((int64_t)c * 4294967296LL - (int64_t)a * b) >> 32);
+}
+#endif
+
+/* USAT of x >> 8 (arithmetic) to 5 bits: [0, 31], one USAT with its ASR #8 operand. */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline uint32_t bertl14_usat5_asr8(int32_t x)
+{
+    uint32_t r;
+    __asm("usat %0, #5, %1, asr #8" : "=r"(r) : "r"(x));
+    return r;
+}
+#else
+static inline uint32_t bertl14_usat5_asr8(int32_t x)
+{
+    const int32_t v = x >> 8;
+    return v < 0 ? 0u : v > 31 ? 31u : (uint32_t)v;
+}
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {

@@ -132,8 +132,8 @@ extern const uint16_t bertl14_tanh_lut[257];  /**< round(32768 * tanh(i/32)) */
 extern const uint16_t bertl14_isqrt_lut[193]; /**< round(2^22 / sqrt((j + 64) * 256)) */
 
 /**
- * exp_q23(d): exp(-d) in Q23 for d >= 0 in Q10 (numerics "softmax", v1.1): 2^-(d log2 e) with the
- * fraction from the LUT and the integer part as a shift.
+ * exp_q23(d): exp(-d) in Q23 for d >= 0 in Q10 (numerics "softmax", v1.1; the classifier's score): 2^-(d log2 e)
+ * with the fraction from the LUT, interpolated, and the integer part as a shift.
  */
 static inline uint32_t bertl14_exp_q23(uint64_t d)
 {
@@ -277,10 +277,11 @@ void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint
                             const uint32_t *sk, int32_t *scores);
 
 /**
- * LUT softmax (numerics "softmax"): scores in Q(F_SM) -> probabilities p_u in Q8 (uint8).
- * `scores` is used as scratch.
+ * LUT softmax of the attention (numerics "softmax", v1.2): n (1..512) scores in Q(F_SM) -> probabilities p_u in
+ * Q8 (uint8). @p max is the largest of the n scores (the caller's). `scores` is used as scratch: it is left
+ * holding e_u = exp_q22(x_u, max).
  */
-void bertl14_softmax_s32(int32_t *scores, uint32_t n, uint8_t *p);
+void bertl14_softmax_s32(int32_t *scores, uint32_t n, int32_t max, uint8_t *p);
 
 /**
  * Attention context of one head: w_u = rsr(p_u * sv_u, 8); c[d] = sum_u w_u * v[u,d];

@@ -830,10 +830,10 @@ def write_report(rep: dict, out: Path) -> None:
               "(`tests/lib/test_footprint.py`; the library code sizes are listed below).",
               "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are about a quarter of the "
               "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
-              "- softmax: numerics v1.1's exp (d log2 e, a 257-entry LUT with linear interpolation, a rounding shift) is "
-              "about 20 instructions an element, the max pass 5, the sum 3, the normalization 8 more (plus the row's "
-              "division); <= 20 needs a cheaper exp and the max fused into the scores kernel, i.e. a numerics change "
-              "(v1.2), not made here (the same exp scores the classifier, whose thresholds the shipped models were tuned on).",
+              "- softmax: numerics v1.2's attention exp (one SMMLS for (max - x) log2(e), one table entry without "
+              "interpolation, one shift) with the 32-bit sum is 8.5 instructions an element, the normalization (SMMULR, "
+              "USAT) 4, plus one 32-bit division a row; the stage also counts the pass that finds the row's maximum "
+              "unless the scores kernel returns it. The classifier's score keeps v1.1's interpolated exp.",
               "- float32 naive runs at about 5.5 instructions per MAC (the M7's FPU does one multiply-accumulate an "
               "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
     lines += peer_section(rep, met)

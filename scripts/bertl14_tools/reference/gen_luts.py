@@ -16,7 +16,8 @@ from .integer import EXP_LUT, ISQRT_LUT, TANH_LUT
 DEFAULT_OUT = REPO_ROOT / "bertl14" / "src" / "bertl14_luts.c"
 
 TABLES = (
-    ("bertl14_exp_lut", EXP_LUT, "2^-x in Q15 at x = i/256 (softmax exp_q23: index fr >> 8): round(32768 * 2^(-i/256))"),
+    ("bertl14_exp_lut", EXP_LUT, "2^-x in Q15 at x = i/256 (exp_q23: index fr >> 8; exp_q22: index z & 255): "
+                                 "round(32768 * 2^(-i/256))"),
     ("bertl14_tanh_lut", TANH_LUT, "tanh(u) in Q15 at u = i/32 (u in Q12: index |u| >> 7): round(32768 * tanh(i/32))"),
     ("bertl14_isqrt_lut", ISQRT_LUT, "2^22 / sqrt(m) at m = (j + 64) * 256 (index (m >> 8) - 64): "
                                      "round(2^22 / sqrt((j + 64) * 256))"),

@@ -28,6 +28,7 @@ def _round_half_up(v: float) -> int:
 
 EXP_LUT = np.array([_round_half_up(32768 * 2 ** (-i / 256)) for i in range(257)], np.int64)   # 2^-x, Q15
 LOG2E_Q14 = 23637          # round(log2(e) * 2^14)
+LOG2E_Q30 = 1549082005     # round(log2(e) * 2^30): d in Q10 times it, >> 32, is d log2(e) in Q8
 TANH_LUT = np.array([_round_half_up(32768 * math.tanh(i / 32)) for i in range(257)], np.int64)
 ISQRT_LUT = np.array([_round_half_up(2 ** 22 / math.sqrt((j + 64) * 256)) for j in range(193)], np.int64)
 
@@ -130,7 +131,8 @@ def smooth_s16(x, ism):
 
 
 def exp_q23(d):
-    """exp(-d) in Q23 for d >= 0 in Q10: 2^-(d log2 e), the fraction from EXP_LUT, the integer part a shift."""
+    """exp(-d) in Q23 for d >= 0 in Q10 (the classifier's score, numerics v1.1): 2^-(d log2 e), the fraction from
+    EXP_LUT with linear interpolation, the integer part a shift."""
     d = np.asarray(d, np.int64)
     z = rsr(d * LOG2E_Q14, 8)                     # d * log2(e) in Q16
     k, fr = z >> 16, z & 65535
@@ -140,12 +142,24 @@ def exp_q23(d):
     return np.where(k >= 24, 0, rsr(m, kc - 8))
 
 
+def exp_q22(x, xm):
+    """exp(x - xm) in Q22 for int32 scores x <= xm in Q10 (the attention softmax, numerics v1.2): z = (xm - x)
+    log2(e) in Q8 as hi(MC * 2^32 - x * LOG2E_Q30) with MC = ceil(xm * LOG2E_Q30 / 2^32) (so z = 0 at the
+    maximum), its fraction an EXP_LUT entry (no interpolation), its integer part a right shift clamped to 31."""
+    x, xm = np.asarray(x, np.int64), np.asarray(xm, np.int64)
+    mc = (xm * LOG2E_Q30 + (1 << 32) - 1) >> 32
+    z = ((mc << 32) - x * LOG2E_Q30) >> 32
+    return (EXP_LUT[z & 255] << 7) >> np.minimum(z >> 8, 31)
+
+
 def softmax_lut_u8(x):
-    """Softmax over the last axis of int32 Q10 scores -> uint8 probabilities in Q8 (max 255)."""
+    """Softmax over the last axis of int32 Q10 scores -> uint8 probabilities in Q8 (max 255), numerics v1.2:
+    e = exp_q22(x, max) (sum E <= 512 * 2^22 = 2^31), R = (2^32 - 1) // (E >> 8) <= 2^18,
+    p = min(255, rsr(e * R, 32))."""
     x = np.asarray(x, np.int64)
-    e = exp_q23(x.max(axis=-1, keepdims=True) - x)
-    r = div_round(np.int64(1 << 48), e.sum(axis=-1, keepdims=True))
-    return np.minimum(255, rsr(e * r, 40))
+    e = exp_q22(x, x.max(axis=-1, keepdims=True))
+    r = (2**32 - 1) // (e.sum(axis=-1, keepdims=True) >> 8)
+    return np.minimum(255, rsr(e * r, 32))
 
 
 def attn_scores_s8(q8, sq, k8, sk, f_q: int, f_k: int):
