@@ -77,6 +77,27 @@ static inline int32_t quantize_one(int32_t x, int32_t inv)
 }
 #endif
 
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+/* quantize_one of the bottom and of the top value of a word of two int16, |x inv| < 2^46: SMLAWB / SMLAWT with
+ * 2^7 * 2^16 added give (x inv + 2^23) >> 16, SSAT of that >> 8 the rounded q (the two shifts floor once): two
+ * instructions a value, on the packed word. */
+static inline int32_t quantize_lo(uint32_t w, int32_t inv)
+{
+    return bertl14_ssat(bertl14_smlawb(inv, w, 128) >> 8, 8);
+}
+
+static inline int32_t quantize_hi(uint32_t w, int32_t inv)
+{
+    return bertl14_ssat(bertl14_smlawt(inv, w, 128) >> 8, 8);
+}
+
+/* The int16 pair (q_lo, q_hi) of a word, quantized (PKHBT) */
+static inline uint32_t quantize_pair(uint32_t w, int32_t inv)
+{
+    return bertl14_pack_lo16((uint32_t)quantize_lo(w, inv), (uint32_t)quantize_hi(w, inv));
+}
+#endif
+
 #if defined(BERTL14_USE_MVE)
 /* quantize_one of cnt (1..4) values: sat8(VRMULH(x * 2^8, inv)), as the DSP body's SMMULR */
 static inline __attribute__((always_inline)) int32x4_t quantize4_mve(const int16_t *x, int32_t inv, uint32_t cnt)

@@ -41,12 +41,20 @@ uint32_t bertl14_quantize_block_max_s16(int16_t *blk, uint32_t n, uint32_t t, ui
     int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
     const uint32_t s = scale_of((int32_t)m);
     const int32_t inv = inv_scale(s);
+#if defined(BERTL14_USE_DSP)
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {   /* a chunk: two words in, two words out */
+        const uint32_t w0 = bertl14_ld32(p), w1 = bertl14_ld32(p + 2);
+        bertl14_st32(p, quantize_pair(w0, inv));
+        bertl14_st32(p + 2, quantize_pair(w1, inv));
+    }
+#else
     for (int16_t *p = first; p < first + n4 * tokens; p += step) {
         p[0] = (int16_t)quantize_one(p[0], inv);
         p[1] = (int16_t)quantize_one(p[1], inv);
         p[2] = (int16_t)quantize_one(p[2], inv);
         p[3] = (int16_t)quantize_one(p[3], inv);
     }
+#endif
     for (uint32_t i = 0; i < tail; i++) {
         rest[i] = (int16_t)quantize_one(rest[i], inv);
     }
