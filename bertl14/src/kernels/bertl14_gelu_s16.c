@@ -8,7 +8,7 @@
 #include "bertl14_mve.h"
 #endif
 
-#if !defined(BERTL14_USE_MVE)
+#if !defined(BERTL14_USE_DSP)
 /* The same formula in 32-bit pieces (bit-identical): every product that can exceed 2^31 is one
  * 32 x 32 -> 64 multiply (bertl14_rsr_mul: SMULL), every other value is proven to fit int32 (bounds
  * in comments). */
@@ -17,17 +17,9 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
     int32_t xc = xv * (1 << up);                                                /* x in Q12, |xc| < 2^27 */
     xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);      /* tanh saturated beyond */
     const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: <= 2^18 */
-#if defined(BERTL14_USE_DSP)
-    /* rsr(a * b, n) as SMMULR of a, b pre-shifted by 32 - n in total (every operand < 2^31; the shifts of
-     * signed values are multiplications by powers of two: the same LSL, defined for negative values) */
-    const int32_t x3 = bertl14_smmulr(sq * (1 << 12), xc * (1 << 8));           /* x^3, |x3| <= 2^21 */
-    const int32_t inner = xc + bertl14_smmulr(x3 * (1 << 9), 2930 << 7);        /* |inner| < 2^17 */
-    const int32_t t = bertl14_tanh_q12(bertl14_smmulr(inner * (1 << 14), 52290 << 2));
-#else
     const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_rsr_mul(x3, 2930, 16);                   /* x + 0.044715 x^3 */
     const int32_t t = bertl14_tanh_q12(bertl14_rsr_mul(inner, 52290, 16));      /* tanh(sqrt(2/pi) inner) */
-#endif
     /* |xv * (32768 + t)| <= 2^15 * 2^16: the rounded product fits int32 */
     return bertl14_sat16((xv * (32768 + t) + 32768) >> 16);                    /* 0.5 x (1 + t) */
 }
@@ -35,19 +27,17 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
 /* sat16(rsr(x * ism, 12)): |x * ism| + 2048 < 2^31 (x int16, ism uint16); ism 4096 is the identity */
 static inline int32_t smooth_one(int32_t x, uint32_t ism)
 {
-#if defined(BERTL14_USE_DSP)
-    return bertl14_ssat((x * (int32_t)ism + 2048) >> 12, 16);
-#else
     return bertl14_sat16((x * (int32_t)ism + 2048) >> 12);
-#endif
 }
 #endif
 
 #if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
-/* smooth_one(gelu_one(xv, up), ism), the same bits in fewer instructions: the clamp of x to +-8 in Q12 is SSAT
- * (32767 instead of 32768 above: tanh is saturated for both, and the result takes xv, not the clamped value); |u| is
- * clamped to 32767 by USAT (the table's entries 250..256 are all 32768, the saturated value) and the two entries
- * l0, l1 are one LDR (two halfwords, any alignment); the signs by the mask u >> 31. */
+/* smooth_one(gelu_one(xv, up), ism), the same bits in fewer instructions: rsr(a * b, n) as SMMULR of a, b pre-shifted
+ * by 32 - n in total (every operand < 2^31; the shifts of signed values are multiplications by powers of two: the
+ * same LSL, defined for negative values); the clamp of x to +-8 in Q12 is SSAT (32767 instead of 32768: tanh is
+ * saturated for both, and the result takes xv, not the clamped value); |u| is clamped to 32767 by USAT (the table's
+ * entries 250..256 are all 32768, the saturated value) and the two entries l0, l1 are one LDR (two halfwords, any
+ * alignment); the signs by the mask u >> 31. */
 static inline int32_t gelu_smooth_dsp(int32_t xv, int32_t up, uint32_t ism)
 {
     const int32_t xc = bertl14_ssat(xv * (1 << up), 16);                         /* x in Q12, clamped */

@@ -134,7 +134,9 @@ void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r,
         hi = vmaxvq_p_s32(hi, v, p);
     }
 #else
+#if defined(BERTL14_USE_DSP)
     uint64_t sum_sq = 0;                               /* the DSP body: sum of r^2 as well (SMLAL), modulo 2^64 */
+#endif
     for (uint32_t c = 0; c < n; c++) {
         sum += r[c];
 #if defined(BERTL14_USE_DSP)

@@ -29,9 +29,8 @@
     "ldrd r10, r11, [r12], #8\n\tsmlad r5, r8, r10, r5\n\tsmlad r5, r9, r11, r5\n\t" \
     "ldrd r10, r11, [r12], #8\n\tsmlad r6, r8, r10, r6\n\tsmlad r6, r9, r11, r6\n\t" \
     "ldrd r10, r11, [r12], #8\n\tsmlad r7, r8, r10, r7\n\tsmlad r7, r9, r11, r7\n\t"
-__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f)
+__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
-    (void)f;
     __asm volatile(
         "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
         "ldr r11, [r0, #44]\n\t"                           /* the stores: one LDR to PC a channel */

@@ -8,6 +8,7 @@
 #include "bertl14_mve.h"
 #endif
 
+#if !defined(BERTL14_USE_DSP) || defined(BERTL14_USE_MVE)
 /* sat32(a + b) */
 static inline int32_t add_sat32(int32_t a, int32_t b)
 {
@@ -17,6 +18,7 @@ static inline int32_t add_sat32(int32_t a, int32_t b)
     return bertl14_sat32((int64_t)a + b);
 #endif
 }
+#endif
 
 BERTL14_COLD static void residual_generic(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u,
                                           int32_t shift, uint32_t n)
