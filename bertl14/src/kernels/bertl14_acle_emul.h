@@ -182,6 +182,31 @@ static inline uint32_t bertl14_usat5_asr8(int32_t x)
 }
 #endif
 
+/* SMLAWB / SMLAWT: (a * the bottom / top signed halfword of b + c * 2^16) >> 16, from the exact 48-bit sum. */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+static inline int32_t bertl14_smlawb(int32_t a, uint32_t b, int32_t c)
+{
+    int32_t r;
+    __asm("smlawb %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+static inline int32_t bertl14_smlawt(int32_t a, uint32_t b, int32_t c)
+{
+    int32_t r;
+    __asm("smlawt %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+#else
+static inline int32_t bertl14_smlawb(int32_t a, uint32_t b, int32_t c)
+{
+    return (int32_t)(((int64_t)a * (int16_t)(b & 0xFFFFu) + (int64_t)c * 65536) >> 16);
+}
+static inline int32_t bertl14_smlawt(int32_t a, uint32_t b, int32_t c)
+{
+    return (int32_t)(((int64_t)a * (int16_t)(b >> 16) + (int64_t)c * 65536) >> 16);
+}
+#endif
+
 /* Rotate right by 8 (folded into SXTB16's ROR operand by the compiler on Cortex-M). */
 static inline uint32_t bertl14_ror8(uint32_t x)
 {

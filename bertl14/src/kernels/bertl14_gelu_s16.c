@@ -3,11 +3,12 @@
  * vector with the DSP body's SMMULR steps (VRMULH) and the table's two entries by gathers. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
+#include "bertl14_quantize.h"
 #if defined(BERTL14_USE_MVE)
 #include "bertl14_mve.h"
 #endif
 
-#if !defined(BERTL14_USE_MVE)
+#if !defined(BERTL14_USE_DSP)
 /* The same formula in 32-bit pieces (bit-identical): every product that can exceed 2^31 is one
  * 32 x 32 -> 64 multiply (bertl14_rsr_mul: SMULL), every other value is proven to fit int32 (bounds
  * in comments). */
@@ -16,17 +17,9 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
     int32_t xc = xv * (1 << up);                                                /* x in Q12, |xc| < 2^27 */
     xc = xc > (8 << 12) ? (8 << 12) : (xc < -(8 << 12) ? -(8 << 12) : xc);      /* tanh saturated beyond */
     const int32_t sq = (xc * xc + 2048) >> 12;                                  /* xc^2 <= 2^30: <= 2^18 */
-#if defined(BERTL14_USE_DSP)
-    /* rsr(a * b, n) as SMMULR of a, b pre-shifted by 32 - n in total (every operand < 2^31; the shifts of
-     * signed values are multiplications by powers of two: the same LSL, defined for negative values) */
-    const int32_t x3 = bertl14_smmulr(sq * (1 << 12), xc * (1 << 8));           /* x^3, |x3| <= 2^21 */
-    const int32_t inner = xc + bertl14_smmulr(x3 * (1 << 9), 2930 << 7);        /* |inner| < 2^17 */
-    const int32_t t = bertl14_tanh_q12(bertl14_smmulr(inner * (1 << 14), 52290 << 2));
-#else
     const int32_t x3 = bertl14_rsr_mul(sq, xc, 12);                             /* x^3, |x3| <= 2^21 */
     const int32_t inner = xc + bertl14_rsr_mul(x3, 2930, 16);                   /* x + 0.044715 x^3 */
     const int32_t t = bertl14_tanh_q12(bertl14_rsr_mul(inner, 52290, 16));      /* tanh(sqrt(2/pi) inner) */
-#endif
     /* |xv * (32768 + t)| <= 2^15 * 2^16: the rounded product fits int32 */
     return bertl14_sat16((xv * (32768 + t) + 32768) >> 16);                    /* 0.5 x (1 + t) */
 }
@@ -34,11 +27,38 @@ static inline int32_t gelu_one(int32_t xv, int32_t up)
 /* sat16(rsr(x * ism, 12)): |x * ism| + 2048 < 2^31 (x int16, ism uint16); ism 4096 is the identity */
 static inline int32_t smooth_one(int32_t x, uint32_t ism)
 {
-#if defined(BERTL14_USE_DSP)
-    return bertl14_ssat((x * (int32_t)ism + 2048) >> 12, 16);
-#else
     return bertl14_sat16((x * (int32_t)ism + 2048) >> 12);
+}
 #endif
+
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+/* smooth_one(gelu_one(xv, up), ism), the same bits in fewer instructions: rsr(a * b, n) as SMMULR of a, b pre-shifted
+ * by 32 - n in total (every operand < 2^31; the shifts of signed values are multiplications by powers of two: the
+ * same LSL, defined for negative values); the clamp of x to +-8 in Q12 is SSAT (32767 instead of 32768: tanh is
+ * saturated for both, and the result takes xv, not the clamped value); |u| is clamped to 32767 by USAT (the table's
+ * entries 250..256 are all 32768, the saturated value) and the two entries l0, l1 are one LDR (two halfwords, any
+ * alignment); the signs by the mask u >> 31. */
+static inline int32_t gelu_smooth_dsp(int32_t xv, int32_t up, uint32_t ism)
+{
+    const int32_t xc = bertl14_ssat(xv * (1 << up), 16);                         /* x in Q12, clamped */
+    const int32_t sq = (xc * xc + 2048) >> 12;                                  /* <= 2^18 */
+    const int32_t x3 = bertl14_smmulr(sq * (1 << 12), xc * (1 << 8));           /* x^3, |x3| <= 2^21 */
+    const int32_t inner = xc + bertl14_smmulr(x3 * (1 << 9), 2930 << 7);        /* |inner| < 2^17 */
+    const int32_t u = bertl14_smmulr(inner * (1 << 14), 52290 << 2);
+    const int32_t sgn = u >> 31;
+    const uint32_t a = bertl14_usat((u ^ sgn) - sgn, 15);                       /* |u|, at most 32767 */
+    const uint32_t l = bertl14_ld32(bertl14_tanh_lut + (a >> 7));               /* l0 | l1 << 16 */
+    const int32_t l0 = (int32_t)(l & 0xFFFFu);
+    const int32_t ta = l0 + ((((int32_t)(l >> 16) - l0) * (int32_t)(a & 127u) + 64) >> 7);
+    const int32_t t = (ta ^ sgn) - sgn;                                         /* tanh(u) in Q15 */
+    const int32_t g = bertl14_ssat((xv * (32768 + t) + 32768) >> 16, 16);       /* 0.5 x (1 + t) */
+    return bertl14_ssat((g * (int32_t)ism + 2048) >> 12, 16);                   /* smoothed */
+}
+
+/* The same, out of line: the rare values (row tails, unaligned rows, the unsmoothed API) */
+BERTL14_NOINLINE static int32_t gelu_smooth_one(int32_t xv, int32_t up, uint32_t ism)
+{
+    return gelu_smooth_dsp(xv, up, ism);
 }
 #endif
 
@@ -129,7 +149,11 @@ BERTL14_NOINLINE static uint32_t gelu_span(int16_t *x, uint32_t cnt, const uint1
                                            int32_t up, uint32_t m)
 {
     for (uint32_t k = 0; k < cnt; k++, ism += ism_step) {
+#if defined(BERTL14_USE_DSP)
+        const int32_t g = gelu_smooth_one(x[k], up, *ism);
+#else
         const int32_t g = smooth_one(gelu_one(x[k], up), *ism);
+#endif
         const uint32_t a = (uint32_t)(g < 0 ? -g : g);
         m = a > m ? a : m;
         x[k] = (int16_t)g;
@@ -158,6 +182,20 @@ void bertl14_gelu_smooth_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n
     }
 }
 
+#if defined(BERTL14_USE_DSP)
+/* GELU and smoothing of two values in place (one word), their extremes kept two lanes a word
+ * (SSUB16 + SEL) in *mx, *mn */
+static inline void gelu_pair_dsp(int16_t *x, const uint16_t *ism, int32_t up, uint32_t *mx, uint32_t *mn)
+{
+    const uint32_t w = bertl14_ld32(x);                          /* LDR: any alignment */
+    const uint32_t g = bertl14_pack_lo16((uint32_t)gelu_smooth_dsp((int16_t)(w & 0xFFFFu), up, ism[0]),
+                                         (uint32_t)gelu_smooth_dsp((int32_t)w >> 16, up, ism[1]));
+    bertl14_st32(x, g);
+    *mx = bertl14_smax16x2(*mx, g);
+    *mn = bertl14_smin16x2(*mn, g);
+}
+#endif
+
 /* Token by token (its chunks 4 * tokens apart, then its tail), keeping the token's largest |value| (the row
  * quantization's max), then that token's quantization. */
 void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t n, uint32_t tokens, int32_t f_in,
@@ -166,10 +204,21 @@ void bertl14_gelu_quantize_block_s16(int16_t *blk, const uint16_t *ism, uint32_t
     const int32_t up = 12 - f_in;
     const uint32_t n4 = n & ~3u, tail = n - n4;
     for (uint32_t t = 0; t < tokens; t++) {
+#if defined(BERTL14_USE_DSP)
+        uint32_t mx = 0, mn = 0;
+        int16_t *p = blk + 4u * t;
+        for (uint32_t c = 0; c < n4; c += 2u) {                /* a chunk's two words, then the next chunk */
+            gelu_pair_dsp(p, ism + c, up, &mx, &mn);
+            p += c & 2u ? 4u * tokens - 2u : 2u;
+        }
+        const uint32_t m = gelu_span(blk + n4 * tokens + t * tail, tail, ism + n4, 1u, up,
+                                     (uint32_t)max_abs_lanes(mx, mn));
+#else
         uint32_t m = gelu_span(blk + n4 * tokens + t * tail, tail, ism + n4, 1u, up, 0);
         for (uint32_t c = 0; c < n4; c += 4u) {
             m = gelu_span(blk + c * tokens + 4u * t, 4u, ism + c, 1u, up, m);
         }
+#endif
         scale[t] = bertl14_quantize_block_max_s16(blk, n, t, tokens, m);
     }
 }

@@ -1,7 +1,7 @@
 /* Integer LayerNorm with a 1/sqrt LUT (docs/numerics.md "Residual + LayerNorm"). The per-channel
- * steps run in 32-bit pieces (bertl14_rsr_mul: one SMULL) when a bound computed once per row proves
- * them exact; otherwise the 64-bit formulas. The Helium body (BERTL14_USE_MVE) runs the row's passes (sum and
- * extremes, squares, normalization) four channels a vector, with the same bounds. */
+ * steps run in 32-bit pieces (bertl14_rsr_mul: one SMULL; the DSP body's normalization: one SMMLA) when a bound
+ * computed once per row proves them exact; otherwise the 64-bit formulas. The Helium body (BERTL14_USE_MVE) runs the
+ * row's passes (sum and extremes, squares, normalization) four channels a vector, with the same bounds. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 #if defined(BERTL14_USE_MVE)
@@ -35,7 +35,9 @@ static inline int32_t ld_beta(const int32_t *beta, uint32_t c)
     return (int32_t)bertl14_ld32(beta + c);
 }
 
-/* sum (r - mu)^2 when |r|, |mu| < 2^30: each deviation fits int32, each square one SMLAL */
+#if !defined(BERTL14_USE_DSP) || defined(BERTL14_USE_MVE)
+/* sum (r - mu)^2 when |r|, |mu| < 2^30: each deviation fits int32, each square one SMLAL (the DSP body takes the sum
+ * of the squares in the first pass instead) */
 static int64_t sum_sq_small(const int32_t *r, uint32_t n, int32_t mu)
 {
     int64_t sq = 0;
@@ -58,6 +60,7 @@ static int64_t sum_sq_small(const int32_t *r, uint32_t n, int32_t mu)
 #endif
     return sq;
 }
+#endif
 
 /* any int32 row: each |r - mu| < 2^32, so each square fits uint64; the sum saturates at INT64_MAX (a row no
  * converted model produces: its variance sums stay below 2^63, docs/numerics.md; the result is then only safe) */
@@ -131,8 +134,14 @@ void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r,
         hi = vmaxvq_p_s32(hi, v, p);
     }
 #else
+#if defined(BERTL14_USE_DSP)
+    uint64_t sum_sq = 0;                               /* the DSP body: sum of r^2 as well (SMLAL), modulo 2^64 */
+#endif
     for (uint32_t c = 0; c < n; c++) {
         sum += r[c];
+#if defined(BERTL14_USE_DSP)
+        sum_sq += (uint64_t)((int64_t)r[c] * r[c]);
+#endif
         lo = r[c] < lo ? r[c] : lo;
         hi = r[c] > hi ? r[c] : hi;
     }
@@ -142,8 +151,18 @@ void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r,
     /* |r| < 2^30 (always, in practice): r - mu fits int32 and each square is one SMLAL; n * dmax^2 < 2^63:
      * the sum cannot overflow (else the saturating loop: a row no converted model produces) */
     const int small = lo > -(1 << 30) && hi < (1 << 30);
-    const int64_t sq = small && 2u * bit_length64((uint64_t)dmax) + bit_length64(n) <= 63u
-                           ? sum_sq_small(r, n, (int32_t)mu) : sum_sq_generic(r, n, mu);
+    int64_t sq;
+    if (small && 2u * bit_length64((uint64_t)dmax) + bit_length64(n) <= 63u) {
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+        /* sum (r - mu)^2 = sum r^2 - mu (2 sum r - n mu): ring operations, exact modulo 2^64, and the value is below
+         * 2^63 (the bound above): no second pass over the row */
+        sq = (int64_t)(sum_sq - (uint64_t)mu * ((uint64_t)sum * 2u - (uint64_t)n * (uint64_t)mu));
+#else
+        sq = sum_sq_small(r, n, (int32_t)mu);
+#endif
+    } else {
+        sq = sum_sq_generic(r, n, mu);
+    }
     const int64_t v = bertl14_div_round(sq, (int64_t)n) + eps_q;            /* variance + eps */
     int32_t e = (int32_t)bit_length64((uint64_t)v) - 16;                    /* m = v >> e in [2^14, 2^16) */
     if (e & 1) {
@@ -173,6 +192,21 @@ void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r,
                 return;
             }
 #endif
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+            /* (every row of intent-en in the benchmark takes it; others take the 64-bit loop) */
+            if (n_shift >= 18 && n_shift <= 48 && g < (1 << 16)) {
+                /* rsr(dv g, n_shift) = rsr(dv (g 2^15), 32 + sh), sh = n_shift - 17: one SMMLA with c = 2^(sh-1) and
+                 * a shift (|dv| < 2^31, g 2^15 < 2^31; |high word| < 2^30, c <= 2^30) */
+                const int32_t gb = (int32_t)g << 15, c1 = 1 << (n_shift - 18), sh = n_shift - 17;
+                const int32_t half = 1 << (g_shift - 1);
+                for (uint32_t c = 0; c < n; c++) {
+                    const int32_t nc = bertl14_smmla(r[c] - mu32, gb, c1) >> sh;            /* (r - mu) / sigma */
+                    const int32_t t = (nc * gamma[c] + half) >> g_shift;                    /* * gamma */
+                    y[c] = (int16_t)bertl14_ssat(t + clamp30(ld_beta(beta, c)), 16);        /* + beta */
+                }
+                return;
+            }
+#else
             for (uint32_t c = 0; c < n; c++) {
                 const int32_t nc = bertl14_rsr_mul(r[c] - mu32, (int32_t)g, n_shift); /* (r - mu) / sigma, Q12 */
                 const int32_t b = ld_beta(beta, c);
@@ -180,6 +214,7 @@ void bertl14_layernorm_s32(const bertl14_layernorm_params *ln, const int32_t *r,
                 y[c] = (int16_t)bertl14_sat16(t + clamp30(b));                            /* + beta */
             }
             return;
+#endif
         }
     }
     normalize_generic(r, n, mu, g, n_shift, gamma, beta, g_shift, y);

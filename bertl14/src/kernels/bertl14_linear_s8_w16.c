@@ -16,52 +16,125 @@
 
 #if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-/* Blocks of exactly four tokens (the encoder's case): the chunks of the four tokens are contiguous,
- * so one activation pointer walks the block with post-incremented LDRD; per chunk of four
- * channels 1 weight LDRD + 4 activation LDRD + 8 SMLAD = 13 instructions for 16 MACs, four chunks
- * an iteration (+2 loop instructions: 0.84 instructions a MAC). GCC splits 64-bit loads whose
- * halves are used separately into two LDR, hence the assembly. The assembly only reads memory that
- * this function never writes (weights, the input block), so it declares no memory clobber: the
- * compiler may keep the requantization parameters in registers across it. */
-#define BL14_C4 "ldrd %[w0], %[w1], [%[pw]], #8\n\t" \
-    "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad %[a0], %[w0], %[xa], %[a0]\n\tsmlad %[a0], %[w1], %[xb], %[a0]\n\t" \
-    "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad %[a1], %[w0], %[xa], %[a1]\n\tsmlad %[a1], %[w1], %[xb], %[a1]\n\t" \
-    "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad %[a2], %[w0], %[xa], %[a2]\n\tsmlad %[a2], %[w1], %[xb], %[a2]\n\t" \
-    "ldrd %[xa], %[xb], [%[px]], #8\n\tsmlad %[a3], %[w0], %[xa], %[a3]\n\tsmlad %[a3], %[w1], %[xb], %[a3]\n\t"
-static inline void dot4_contig(const int16_t *w, const int16_t *px, uint32_t chunks, int32_t acc[4])
+/* Per channel: the four dot products (one weight LDRD + four activation LDRD + eight SMLAD a chunk of four inputs,
+ * four chunks an iteration: 0.84 instructions a MAC), then, for S in 33..63 and M <= mlimit, the four stores
+ * y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast): 48 instructions a channel around the dot
+ * products with int16 outputs, 44 with int32 ones; for S = 32 (the FFN's down projection has some)
+ * sat(qadd(smmulr(acc, s * M), B)). All fourteen registers are in use in the dot loop, hence the
+ * frame. Returns 0 when the channels are done, 1 at a channel outside these cases, its sums in f->acc and the
+ * pointers past it, f->d and f->left still on it. GCC splits 64-bit loads whose halves are used separately into two LDR and keeps little in registers
+ * around the loop, hence the assembly. */
+#define BL14_C4 "ldrd r8, r9, [r1], #8\n\t" \
+    "ldrd r10, r11, [r12], #8\n\tsmlad r4, r8, r10, r4\n\tsmlad r4, r9, r11, r4\n\t" \
+    "ldrd r10, r11, [r12], #8\n\tsmlad r5, r8, r10, r5\n\tsmlad r5, r9, r11, r5\n\t" \
+    "ldrd r10, r11, [r12], #8\n\tsmlad r6, r8, r10, r6\n\tsmlad r6, r9, r11, r6\n\t" \
+    "ldrd r10, r11, [r12], #8\n\tsmlad r7, r8, r10, r7\n\tsmlad r7, r9, r11, r7\n\t"
+__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    uint32_t w0, w1, xa, xb;
-    uint32_t quads = chunks >> 2, rest = chunks & 3u;
-    if (quads) {                                   /* four chunks an iteration: 54 instructions, 64 MACs */
-        __asm volatile("1:\n\t" BL14_C4 BL14_C4 BL14_C4 BL14_C4 "subs %[n], %[n], #1\n\tbne 1b\n\t"
-                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(quads), [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
-                       :
-                       : "cc");
-    }
-    if (rest) {                                    /* the last 1..3 chunks */
-        __asm volatile("1:\n\t" BL14_C4 "subs %[n], %[n], #1\n\tbne 1b\n\t"
-                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(rest), [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
-                       :
-                       : "cc");
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
+    __asm volatile(
+        "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+        "ldr r11, [r0, #44]\n\t"                           /* the stores: one LDR to PC a channel */
+        "cmp r11, #0\n\t"
+        "beq 11f\n\t"
+        "adr r11, 10f\n\t"
+        "b 12f\n"
+        "11:\n\t"
+        "adr r11, 3f\n"
+        "12:\n\t"
+        "orr r11, r11, #1\n\t"
+        "str r11, [r0, #92]\n\t"
+        "ldr r1, [r0, #48]\n\t"
+        "ldrd r2, r3, [r0, #52]\n"
+        "1:\n\t"
+        "ldrd r12, lr, [r0, #0]\n\t"                        /* px = x, n = quads */
+        "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n"
+        "2:\n\t" BL14_C4 BL14_C4 BL14_C4 BL14_C4 "subs lr, lr, #1\n\tbne 2b\n\t"
+        "ldrd r9, r11, [r0, #24]\n\t"                       /* shift_off, mlimit */
+        "ldrsh r9, [r2, r9]\n\t"                            /* S */
+        "ldrsh r8, [r2], #2\n\t"                            /* M */
+        "ldr r10, [r3], #4\n\t"                             /* B */
+        "sub r9, r9, #33\n\t"
+        "cmp r8, r11\n\t"
+        "bhi 4f\n\t"
+        "cmp r9, #30\n\t"
+        "bhi 6f\n\t"                                        /* S outside 33..63 */
+        "movs r11, #1\n\t"
+        "lsl r11, r11, r9\n\t"                              /* c = 2^(S-33) */
+        "add r9, r9, #1\n\t"                                /* sh = S - 32 */
+        "ldrd r12, lr, [r0, #8]\n\t"
+        "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
+        "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
+        "ldrd r12, lr, [r0, #16]\n\t"
+        "mul r12, r12, r8\n\tsmmla r6, r6, r12, r11\n\tasr r6, r6, r9\n\tqadd r6, r6, r10\n\t"
+        "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n\t"
+        "7:\n\t"
+        "ldrd r8, r10, [r0, #32]\n\t"                       /* d, left */
+        "ldr r9, [r0, #40]\n\t"                             /* step */
+        "add r12, r8, r9, lsl #1\n\t"                       /* token 2's output */
+        "ldr pc, [r0, #92]\n"
+        "10:\n\t"
+        "ssat r4, #16, r4\n\tssat r5, #16, r5\n\tssat r6, #16, r6\n\tssat r7, #16, r7\n\t"
+        "strh r5, [r8, r9]\n\tstrh r6, [r12]\n\tstrh r7, [r12, r9]\n\tstrh r4, [r8], #2\n\t"
+        "subs r10, r10, #1\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "bne 1b\n\t"
+        "b 5f\n"
+        "3:\n\t"
+        "str r5, [r8, r9]\n\tstr r6, [r12]\n\tstr r7, [r12, r9]\n\tstr r4, [r8], #4\n\t"
+        "subs r10, r10, #1\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "bne 1b\n"
+        "5:\n\t"                                            /* the run done: the next one, if any */
+        "ldrd r10, r11, [r0, #76]\n\t"
+        "cmp r10, #0\n\t"
+        "beq 8f\n\t"
+        "sub r10, r10, #1\n\t"
+        "str r10, [r0, #76]\n\t"
+        "add r8, r8, r11\n\t"
+        "movs r10, #4\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "b 1b\n"
+        "8:\n\t"
+        "str r1, [r0, #48]\n\t"
+        "strd r2, r3, [r0, #52]\n\t"
+        "movs r0, #0\n\t"
+        "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+        "4:\n\t"
+        "strd r4, r5, [r0, #60]\n\t"
+        "strd r6, r7, [r0, #68]\n\t"
+        "str r1, [r0, #48]\n\t"
+        "strd r2, r3, [r0, #52]\n\t"
+        "movs r0, #1\n\t"
+        "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+        "6:\n\t"                                            /* S = 32: rsr(acc * m, 32) is SMMULR */
+        "adds r9, r9, #1\n\t"
+        "bne 4b\n\t"
+        "ldrd r12, lr, [r0, #8]\n\t"
+        "mul r12, r12, r8\n\tsmmulr r4, r4, r12\n\tqadd r4, r4, r10\n\t"
+        "mul lr, lr, r8\n\tsmmulr r5, r5, lr\n\tqadd r5, r5, r10\n\t"
+        "ldrd r12, lr, [r0, #16]\n\t"
+        "mul r12, r12, r8\n\tsmmulr r6, r6, r12\n\tqadd r6, r6, r10\n\t"
+        "mul lr, lr, r8\n\tsmmulr r7, r7, lr\n\tqadd r7, r7, r10\n\t"
+        "b 7b\n\t");
 }
 #undef BL14_C4
 
-/* Blocks of 1..3 tokens (the end of a sentence): one chunk an iteration, the same scheme. */
+/* Blocks of 1..4 tokens (the end of a sentence, and the rare cases block4_channels leaves): one chunk an
+ * iteration, the same loads and SMLAD. */
 #define BL14_X(acc) "ldrd %[xa], %[xb], [%[px]], #8\n\t" "smlad " acc ", %[w0], %[xa], " acc "\n\t" \
                     "smlad " acc ", %[w1], %[xb], " acc "\n\t"
 static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     uint32_t w0, w1, xa, xb, n = chunks;
     if (n == 0) {
+    } else if (nb == 4) {
+        __asm volatile("1:\n\tldrd %[w0], %[w1], [%[pw]], #8\n\t" BL14_X("%[a0]") BL14_X("%[a1]") BL14_X("%[a2]")
+                       BL14_X("%[a3]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
+                         [n] "+r"(n), [w0] "=&r"(w0), [w1] "=&r"(w1), [xa] "=&r"(xa), [xb] "=&r"(xb)
+                       :
+                       : "cc");
     } else if (nb == 3) {
         __asm volatile("1:\n\tldrd %[w0], %[w1], [%[pw]], #8\n\t" BL14_X("%[a0]") BL14_X("%[a1]") BL14_X("%[a2]")
                        "subs %[n], %[n], #1\n\tbne 1b\n\t"
@@ -87,7 +160,7 @@ static inline void dot_small_contig(const int16_t *w, const int16_t *px, uint32_
     acc[0] = a0;
     acc[1] = a1;
     acc[2] = a2;
-    acc[3] = 0;                                    /* every entry defined: GCC cannot tell acc[3] is unused here */
+    acc[3] = a3;
 }
 #undef BL14_X
 #else
@@ -334,10 +407,11 @@ static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t
 #endif
 
 #if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
-/* The encoder's case: a block of 1..4 tokens, whole chunks, aligned. Per output channel: the nb
- * dot products in one pass over its weight row, then nb requantized stores. With shift >= 33
- * (every layer of the converted models we measured: 35..40) and s * M < 2^31 a store is one SMMLA,
- * one shift, QADD, SSAT; otherwise the 64-bit formula. */
+/* The output channels of a block of nb (1..4) tokens, whole chunks, aligned: per channel the nb dot products in
+ * one pass over its weight row, then nb requantized stores, token t of channel o at base + t * step. With S in
+ * 33..63 and s * M < 2^31 (M <= mlimit) a store is one SMMLA, one shift, QADD, SSAT (every layer of the converted
+ * models we measured: S 35..40); otherwise the 64-bit formula. The encoder's blocks of four tokens go through
+ * block4_channels on the core. */
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
                          uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
@@ -349,50 +423,51 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     smax = sc[0] > sc[1] ? sc[0] : sc[1];
     smax = sc[2] > smax ? sc[2] : smax;
     smax = sc[3] > smax ? sc[3] : smax;
-    /* output index of token j: o + j * step (row-major: y_stride; block layout: the chunk stride) */
-    const uint32_t step_rows = y_stride, tail_start = out & ~3u;
-    const int16_t *const mults = rq->mult, *const shifts = rq->shift;
-    const int32_t *const biases = rq->bias;
-    for (uint32_t o = 0; o < out; o++, w += in) {
-        int32_t acc[4];
+    const uint32_t tail_start = out & ~3u;
+    const uint32_t mlimit = mult_limit(smax), chunks = in / 4u;
+    uint32_t o = 0;
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-        if (nb == 4u) {
-            dot4_contig(w, x, in / 4u, acc);
-        } else
+    if (nb == 4u && in && !(in & 15u)) {
+        const uint32_t todo = y_stride ? out : tail_start;
+        w = block4_run(block4_channels, w, x, in, sc, mlimit, 0u, rq, todo, out, y16, y32, y_stride);
+        o = todo;
+    }
 #endif
-        {
-            dot_small_contig(w, x, in / 4u, nb, acc);
-        }
-        const int32_t mult = mults[o], shift = shifts[o], bias = ld_bias(biases, o);
+    for (; o < out; o++, w += in) {
+        int32_t acc[4];
+        dot_small_contig(w, x, chunks, nb, acc);
+        const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
         const uint32_t base = y_stride ? o : bertl14_block_index(0, o, nb, out);
-        const uint32_t step = y_stride ? step_rows : (o < tail_start ? 4u : out - tail_start);
-        if (shift >= 33 && shift <= 63 && smax * (uint32_t)mult < 0x80000000u) {
-            const int32_t sh = shift - 32, c = 1 << (sh - 1);
-            put(y16, y32, base, rq_fast(acc[0], sc[0] * (uint32_t)mult, c, sh, bias));
-            if (nb > 1u) {
-                put(y16, y32, base + step, rq_fast(acc[1], sc[1] * (uint32_t)mult, c, sh, bias));
-            }
-            if (nb > 2u) {
-                put(y16, y32, base + 2u * step, rq_fast(acc[2], sc[2] * (uint32_t)mult, c, sh, bias));
-            }
-            if (nb > 3u) {
-                put(y16, y32, base + 3u * step, rq_fast(acc[3], sc[3] * (uint32_t)mult, c, sh, bias));
-            }
-        } else {                          /* constant indices: acc[] and sc[] stay in registers */
-            store_requant(y16, y32, base, acc[0], sc[0], mult, shift, bias);
-            if (nb > 1u) {
-                store_requant(y16, y32, base + step, acc[1], sc[1], mult, shift, bias);
-            }
-            if (nb > 2u) {
-                store_requant(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias);
-            }
-            if (nb > 3u) {
-                store_requant(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias);
-            }
+        const uint32_t step = y_stride ? y_stride : (o < tail_start ? 4u : out - tail_start);
+        const uint32_t e = (uint32_t)(shift - 33);                  /* S 33..63: e 0..30 */
+        if (e <= 30u && (uint32_t)mult <= mlimit) {
+            store_fast_tokens(y16, y32, base, step, nb, acc, sc, (uint32_t)mult, (int32_t)e + 1, bias);
+        } else {
+            store_requant_tokens(y16, y32, base, step, nb, acc, sc, mult, shift, bias);
         }
     }
 }
 
+#endif
+
+#if defined(BERTL14_USE_DSP)
+/* More than four tokens, or rows the word loads cannot take (misaligned, in % 4 != 0): rare with these kernels,
+ * kept small. */
+BERTL14_COLD static void linear_rare(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                                     const uint32_t *x_scale, const int16_t *w, int16_t *y16, int32_t *y32)
+{
+    const uint32_t tokens = dims->tokens, in = dims->in, out = dims->out;
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        for (uint32_t t = 0; t < tokens; t++) {
+            int32_t acc = 0;
+            for (uint32_t i = 0; i < in; i++) {
+                acc += w[i] * x[bertl14_block_index(t, i, tokens, in)];
+            }
+            store_requant(y16, y32, out_index(t, o, tokens, out, dims->y_stride), acc, x_scale[t], rq->mult[o],
+                          rq->shift[o], ld_bias(rq->bias, o));
+        }
+    }
+}
 #endif
 
 void bertl14_linear_s8_w16(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
@@ -413,19 +488,16 @@ void bertl14_linear_s8_w16(const bertl14_linear_dims *dims, const bertl14_requan
         return;
     }
 #endif
-    for (uint32_t o = 0; o < out; o++) {                         /* portable (and > 4 tokens) */
+#if defined(BERTL14_USE_DSP)
+    linear_rare(dims, rq, x, x_scale, w, y16, y32);
+#else
+    for (uint32_t o = 0; o < out; o++) {                         /* portable */
         const int16_t *wo = w + (uint32_t)o * in;
         const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
         for (uint32_t t = 0; t < tokens; t++) {
-#if defined(BERTL14_USE_DSP)
-            int32_t acc = 0;                                   /* rare here: kept small, not fast */
-            for (uint32_t i = 0; i < in; i++) {
-                acc += wo[i] * x[bertl14_block_index(t, i, tokens, in)];
-            }
-#else
-            const int32_t acc = dot_block_c(wo, x, t, tokens, in);
-#endif
-            store_requant(y16, y32, out_index(t, o, tokens, out, y_stride), acc, x_scale[t], mult, shift, bias);
+            store_requant(y16, y32, out_index(t, o, tokens, out, y_stride), dot_block_c(wo, x, t, tokens, in),
+                          x_scale[t], mult, shift, bias);
         }
     }
+#endif
 }

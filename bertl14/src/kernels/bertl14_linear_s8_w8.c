@@ -37,43 +37,112 @@ static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32
 
 #if defined(BERTL14_USE_DSP)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-/* Blocks of exactly four tokens (the encoder's case): the block's chunks are contiguous, two tokens' chunk (four
- * words) one LDMIA into r2..r5. Per chunk of four channels: two SXTB16 (the group's four weights, widened), two
- * LDMIA, eight SMLAD; one weight LDRD every two chunks: 50 instructions for 64 MACs a four-chunk iteration with the
- * loop (the INT16 kernel: 54). The assembly only reads memory this function never writes (the weights, the input
- * block): no memory clobber; r2..r5 are named in it, hence clobbered. */
-#define BL14_C8(wr) "sxtb16 %[wl], " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
-    "ldmia %[px]!, {r2, r3, r4, r5}\n\t" \
-    "smlad %[a0], %[wl], r2, %[a0]\n\tsmlad %[a0], " wr ", r3, %[a0]\n\t" \
-    "smlad %[a1], %[wl], r4, %[a1]\n\tsmlad %[a1], " wr ", r5, %[a1]\n\t" \
-    "ldmia %[px]!, {r2, r3, r4, r5}\n\t" \
-    "smlad %[a2], %[wl], r2, %[a2]\n\tsmlad %[a2], " wr ", r3, %[a2]\n\t" \
-    "smlad %[a3], %[wl], r4, %[a3]\n\tsmlad %[a3], " wr ", r5, %[a3]\n\t"
-static inline void dot4_contig(const int8_t *w, const int16_t *px, uint32_t chunks, int32_t acc[4])
+/* The encoder's blocks of four tokens (block4_frame, bertl14_linear_store.h), per channel: the four dot products, the
+ * block's chunks contiguous, two tokens' chunk (four words) one LDMIA; per chunk of four inputs two SXTB16 (the
+ * group's four weights, widened), two LDMIA, eight SMLAD, one weight LDRD every two chunks: 50 instructions for 64
+ * MACs a four-chunk iteration with the loop (the INT16 kernel: 54). Then the four stores: for S in 33..63 and
+ * M <= mlimit y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast); for S < 33 (INT8 weights give
+ * shifts about 8 below the INT16 ones) with j = 33 - S <= jsafe the sums lifted by 2^j first, rsr(acc 2^j s M, 33)
+ * being the same value. All fourteen registers are in use in the dot loop: the frame's address waits on the stack.
+ * Returns 0 when the channels are done, 1 at a channel outside these cases (its unlifted sums in f->acc, the
+ * pointers past it, f->d and f->left still on it). */
+#define BL14_C8(wr) "sxtb16 r3, " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
+    "ldmia r0!, {r8, r9, r10, r11}\n\t" \
+    "smlad r4, r3, r8, r4\n\tsmlad r4, " wr ", r9, r4\n\t" \
+    "smlad r5, r3, r10, r5\n\tsmlad r5, " wr ", r11, r5\n\t" \
+    "ldmia r0!, {r8, r9, r10, r11}\n\t" \
+    "smlad r6, r3, r8, r6\n\tsmlad r6, " wr ", r9, r6\n\t" \
+    "smlad r7, r3, r10, r7\n\tsmlad r7, " wr ", r11, r7\n\t"
+__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    uint32_t wa, wb, wl;
-    uint32_t quads = chunks >> 2, rest = chunks & 3u;
-    if (quads) {                                   /* four chunks an iteration */
-        __asm volatile("1:\n\tldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
-                       "ldrd %[wa], %[wb], [%[pw]], #8\n\t" BL14_C8("%[wa]") BL14_C8("%[wb]")
-                       "subs %[n], %[n], #1\n\tbne 1b\n\t"
-                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(quads), [wa] "=&r"(wa), [wb] "=&r"(wb), [wl] "=&r"(wl)
-                       :
-                       : "r2", "r3", "r4", "r5", "cc");
-    }
-    if (rest) {                                    /* the last 1..3 chunks, one a word */
-        __asm volatile("1:\n\tldr %[wa], [%[pw]], #4\n\t" BL14_C8("%[wa]") "subs %[n], %[n], #1\n\tbne 1b\n\t"
-                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [pw] "+r"(w), [px] "+r"(px),
-                         [n] "+r"(rest), [wa] "=&r"(wa), [wl] "=&r"(wl)
-                       :
-                       : "r2", "r3", "r4", "r5", "cc");
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
+    __asm volatile(
+        "push {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"  /* f at [sp] */
+        "ldr r11, [r0, #44]\n\t"                               /* the stores: one LDR to PC a channel */
+        "cmp r11, #0\n\t"
+        "beq 11f\n\t"
+        "adr r11, 10f\n\t"
+        "b 12f\n"
+        "11:\n\t"
+        "adr r11, 3f\n"
+        "12:\n\t"
+        "orr r11, r11, #1\n\t"
+        "str r11, [r0, #92]\n\t"
+        "ldr r1, [r0, #48]\n"
+        "1:\n\t"
+        "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n\t"
+        "ldrd r0, lr, [r0, #0]\n"                             /* px = x, n = quads */
+        "2:\n\t"
+        "ldrd r12, r2, [r1], #8\n\t" BL14_C8("r12") BL14_C8("r2")
+        "ldrd r12, r2, [r1], #8\n\t" BL14_C8("r12") BL14_C8("r2")
+        "subs lr, lr, #1\n\tbne 2b\n\t"
+        "ldr r0, [sp]\n\t"
+        "ldrd r2, r3, [r0, #52]\n\t"                          /* M, B pointers */
+        "ldrd r9, r11, [r0, #24]\n\t"                         /* shift_off, mlimit */
+        "ldrsh r9, [r2, r9]\n\t"                              /* S */
+        "ldrsh r8, [r2], #2\n\t"                              /* M */
+        "ldr r10, [r3], #4\n\t"                               /* B */
+        "strd r2, r3, [r0, #52]\n\t"
+        "cmp r8, r11\n\t"
+        "bhi 4f\n\t"
+        "sub r9, r9, #33\n\t"
+        "cmp r9, #30\n\t"
+        "bhi 6f\n"                                            /* S outside 33..63 */
+        "5:\n\t"
+        "movs r11, #1\n\t"
+        "lsl r11, r11, r9\n\t"                                /* c = 2^(S-33) */
+        "add r9, r9, #1\n\t"                                  /* sh = S - 32 */
+        "ldrd r12, lr, [r0, #8]\n\t"
+        "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
+        "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
+        "ldrd r12, lr, [r0, #16]\n\t"
+        "mul r12, r12, r8\n\tsmmla r6, r6, r12, r11\n\tasr r6, r6, r9\n\tqadd r6, r6, r10\n\t"
+        "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n\t"
+        "ldrd r8, r10, [r0, #32]\n\t"                         /* d, left */
+        "ldr r9, [r0, #40]\n\t"                               /* step */
+        "add r12, r8, r9, lsl #1\n\t"                         /* token 2's output */
+        "ldr pc, [r0, #92]\n"
+        "10:\n\t"
+        "ssat r4, #16, r4\n\tssat r5, #16, r5\n\tssat r6, #16, r6\n\tssat r7, #16, r7\n\t"
+        "strh r5, [r8, r9]\n\tstrh r6, [r12]\n\tstrh r7, [r12, r9]\n\tstrh r4, [r8], #2\n\t"
+        "subs r10, r10, #1\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "bne 1b\n\t"
+        "b 9f\n"
+        "3:\n\t"
+        "str r5, [r8, r9]\n\tstr r6, [r12]\n\tstr r7, [r12, r9]\n\tstr r4, [r8], #4\n\t"
+        "subs r10, r10, #1\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "bne 1b\n"
+        "9:\n\t"                                              /* the run done: the next one, if any */
+        "ldrd r10, r11, [r0, #76]\n\t"
+        "cmp r10, #0\n\t"
+        "beq 8f\n\t"
+        "sub r10, r10, #1\n\t"
+        "str r10, [r0, #76]\n\t"
+        "add r8, r8, r11\n\t"
+        "movs r10, #4\n\t"
+        "strd r8, r10, [r0, #32]\n\t"
+        "b 1b\n"
+        "6:\n\t"                                              /* S < 33: j = 33 - S <= jsafe lifts the sums */
+        "rsb r9, r9, #0\n\t"
+        "ldr r11, [r0, #96]\n\t"
+        "cmp r9, r11\n\t"
+        "bhi 4f\n\t"
+        "lsl r4, r4, r9\n\tlsl r5, r5, r9\n\tlsl r6, r6, r9\n\tlsl r7, r7, r9\n\t"
+        "movs r9, #0\n\t"
+        "b 5b\n"
+        "4:\n\t"
+        "strd r4, r5, [r0, #60]\n\t"
+        "strd r6, r7, [r0, #68]\n\t"
+        "str r1, [r0, #48]\n\t"
+        "movs r0, #1\n\t"
+        "add sp, sp, #4\n\t"
+        "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
+        "8:\n\t"
+        "str r1, [r0, #48]\n\t"
+        "movs r0, #0\n\t"
+        "add sp, sp, #4\n\t"
+        "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
 #undef BL14_C8
 
@@ -132,7 +201,8 @@ static inline void dot_small_pairs(const int8_t *w, const int16_t *px, uint32_t 
 
 /* Blocks of nb (1..4) tokens, one chunk a step, added to acc (host emulation; on the core the last odd chunk of
  * a small block). */
-static inline void dot_small(const int8_t *w, const int16_t *px, uint32_t chunks, uint32_t nb, int32_t acc[4])
+BERTL14_NOINLINE static void dot_small(const int8_t *w, const int16_t *px, uint32_t chunks, uint32_t nb,
+                                      int32_t acc[4])
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (uint32_t c = 0; c < chunks; c++, w += 4) {
@@ -190,11 +260,19 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     while (jsafe < 24u && ((uint64_t)(127u * 128u * in) << (jsafe + 1u)) < 0x80000000u) {
         jsafe++;
     }
-    for (uint32_t o = 0; o < out; o++, w += in) {
+    uint32_t o = 0;
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+    if (nb == 4u && in && !(in & 15u)) {
+        const uint32_t todo = y_stride ? out : tail_start;
+        w = block4_run(block4_channels, w, x, in, sc, mult_limit(smax), jsafe, rq, todo, out, y16, y32, y_stride);
+        o = todo;
+    }
+#endif
+    for (; o < out; o++, w += in) {
         int32_t acc[4] = {0, 0, 0, 0};
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-        if (nb == 4u) {
-            dot4_contig(w, x, in / 4u, acc);
+        if (nb == 4u) {                                 /* in % 16 != 0: rare */
+            dot_small(w, x, in / 4u, nb, acc);
         } else {
             const uint32_t pairs = in / 8u;
             dot_small_pairs(w, x, pairs, nb, acc);
@@ -215,35 +293,33 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
         const uint32_t j = shift < 33 ? (uint32_t)(33 - shift) : 0u;
         if (j <= 24u && smax * (uint32_t)mult < 0x80000000u &&
             (j <= jsafe || ((mag(acc[0]) | mag(acc[1]) | mag(acc[2]) | mag(acc[3])) >> (31u - j)) == 0u)) {
-            const int32_t sh = shift + (int32_t)j - 32, c = 1 << (sh - 1);
-            put(y16, y32, base, rq_fast((int32_t)((uint32_t)acc[0] << j), sc[0] * (uint32_t)mult, c, sh, bias));
-            if (nb > 1u) {
-                put(y16, y32, base + step, rq_fast((int32_t)((uint32_t)acc[1] << j), sc[1] * (uint32_t)mult, c, sh,
-                                                   bias));
-            }
-            if (nb > 2u) {
-                put(y16, y32, base + 2u * step, rq_fast((int32_t)((uint32_t)acc[2] << j), sc[2] * (uint32_t)mult, c,
-                                                        sh, bias));
-            }
-            if (nb > 3u) {
-                put(y16, y32, base + 3u * step, rq_fast((int32_t)((uint32_t)acc[3] << j), sc[3] * (uint32_t)mult, c,
-                                                        sh, bias));
-            }
-        } else {                          /* constant indices: acc[] and sc[] stay in registers */
-            store_requant(y16, y32, base, acc[0], sc[0], mult, shift, bias);
-            if (nb > 1u) {
-                store_requant(y16, y32, base + step, acc[1], sc[1], mult, shift, bias);
-            }
-            if (nb > 2u) {
-                store_requant(y16, y32, base + 2u * step, acc[2], sc[2], mult, shift, bias);
-            }
-            if (nb > 3u) {
-                store_requant(y16, y32, base + 3u * step, acc[3], sc[3], mult, shift, bias);
-            }
+            const int32_t lifted[4] = {(int32_t)((uint32_t)acc[0] << j), (int32_t)((uint32_t)acc[1] << j),
+                                       (int32_t)((uint32_t)acc[2] << j), (int32_t)((uint32_t)acc[3] << j)};
+            store_fast_tokens(y16, y32, base, step, nb, lifted, sc, (uint32_t)mult, shift + (int32_t)j - 32, bias);
+        } else {
+            store_requant_tokens(y16, y32, base, step, nb, acc, sc, mult, shift, bias);
         }
     }
 }
 #endif
+
+/* Token by token (the portable body; with the DSP kernels more than four tokens, or rows the word loads cannot take:
+ * rare, kept small) */
+#if defined(BERTL14_USE_DSP)
+BERTL14_COLD
+#endif
+static void linear_rows(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
+                        const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32)
+{
+    const uint32_t tokens = dims->tokens, in = dims->in, out = dims->out;
+    for (uint32_t o = 0; o < out; o++, w += in) {
+        const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
+        for (uint32_t t = 0; t < tokens; t++) {
+            store_requant(y16, y32, out_index(t, o, tokens, out, dims->y_stride), dot_block_c(w, x, t, tokens, in),
+                          x_scale[t], mult, shift, bias);
+        }
+    }
+}
 
 void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant_t *rq, const int16_t *x,
                           const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32)
@@ -256,13 +332,6 @@ void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant
         return;
     }
 #endif
-    for (uint32_t o = 0; o < out; o++) {                         /* portable (and > 4 tokens) */
-        const int8_t *wo = w + (uint32_t)o * in;
-        const int32_t mult = rq->mult[o], shift = rq->shift[o], bias = ld_bias(rq->bias, o);
-        for (uint32_t t = 0; t < tokens; t++) {
-            store_requant(y16, y32, out_index(t, o, tokens, out, y_stride), dot_block_c(wo, x, t, tokens, in),
-                          x_scale[t], mult, shift, bias);
-        }
-    }
+    linear_rows(dims, rq, x, x_scale, w, y16, y32);               /* portable (and > 4 tokens) */
 }
 #endif /* BERTL14_WEIGHTS_INT8 */

@@ -18,8 +18,10 @@ static inline int64_t requant(int32_t acc, uint32_t s, int32_t mult, int32_t shi
     return bertl14_rsr((int64_t)acc * (int64_t)s * mult, shift) + bias;
 }
 
-/* The general requantized store (out of line: one copy for every caller of a kernel file; a file that includes this
- * header calls it). */
+/* The general requantized store (out of line: a file that includes this header calls it). */
+#if defined(BERTL14_USE_DSP)
+BERTL14_COLD                            /* the accelerated bodies' rare case */
+#endif
 static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc, uint32_t s, int32_t mult,
                           int32_t shift, int32_t bias)
 {
@@ -55,6 +57,94 @@ static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
         y32[idx] = v;
     }
 }
+
+/* The largest M with s * M < 2^31 for every scale s <= smax: one compare a channel instead of a multiply and a
+ * test (M is positive, bertl14_model.c). */
+static inline uint32_t mult_limit(uint32_t smax)
+{
+    return smax ? 0x7FFFFFFFu / smax : 0xFFFFFFFFu;
+}
+
+/* The general stores of one output channel's nb (1..4) tokens, token t at base + t * step (out of line: the rare
+ * case). */
+BERTL14_COLD static void store_requant_tokens(int16_t *y16, int32_t *y32, uint32_t base, uint32_t step,
+                                                  uint32_t nb, const int32_t acc[4], const uint32_t sc[4],
+                                                  int32_t mult, int32_t shift, int32_t bias)
+{
+    for (uint32_t t = 0; t < nb; t++, base += step) {
+        store_requant(y16, y32, base, acc[t], sc[t], mult, shift, bias);
+    }
+}
+
+/* The fast stores of one output channel's nb (1..4) tokens (rq_fast with c = 2^(sh-1)), token t at base + t * step. */
+static inline void store_fast_tokens(int16_t *y16, int32_t *y32, uint32_t base, uint32_t step, uint32_t nb,
+                                     const int32_t acc[4], const uint32_t sc[4], uint32_t mult, int32_t sh,
+                                     int32_t bias)
+{
+    const int32_t c = 1 << (sh - 1);
+    for (uint32_t t = 0; t < nb; t++, base += step) {
+        put(y16, y32, base, rq_fast(acc[t], sc[t] * mult, c, sh, bias));
+    }
+}
+
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+/* The state of a kernel's block4_channels (assembly: the offsets are its operands): the encoder's blocks of four
+ * tokens with in % 16 == 0, every output channel's dot products and stores in the fast cases. */
+typedef struct {
+    const int16_t *x;      /*  0: the block (chunks contiguous) */
+    uint32_t quads;        /*  4: in / 16 */
+    uint32_t sc[4];        /*  8: s of the four tokens */
+    int32_t shift_off;     /* 24: bytes from a channel's M to its S (rq->shift - rq->mult) */
+    uint32_t mlimit;       /* 28: the largest M with s * M < 2^31 for the four tokens (mult_limit) */
+    uint8_t *d;            /* 32: token 0's output of the current channel */
+    uint32_t left;         /* 36: channels left, the current one included */
+    uint32_t step;         /* 40: bytes from a token's output to the next token's */
+    uint32_t out16;        /* 44: nonzero: sat16 into int16 outputs; 0: int32 outputs */
+    const void *w;         /* 48: the current channel's weight row */
+    const int16_t *mult;   /* 52: its M */
+    const int32_t *bias;   /* 56: its B */
+    int32_t acc[4];        /* 60: the four sums of a channel left to the caller */
+    uint32_t groups;       /* 76: runs of `left` channels after this one (the block layout's chunks) */
+    uint32_t gskip;        /* 80: bytes from the end of a run to the next run's first output */
+    uint32_t zero[2];      /* 84: 0, 0 (one LDRD clears two sums) */
+    uint32_t store;        /* 92: the address of the stores for out16 (set by block4_channels) */
+    uint32_t jsafe;        /* 96: INT8 weights: the largest lift 2^j every sum of the layer takes (else 0) */
+} block4_frame;
+
+
+/* Channels [0, todo) of a block of four tokens through `channels` (a kernel's block4_channels), the ones it leaves by
+ * the 64-bit formula; row-major: one run of every channel, block layout: runs of the four channels of a chunk.
+ * Returns the weight row after channel todo - 1. */
+static inline __attribute__((always_inline)) const void *block4_run(uint32_t (*channels)(block4_frame *),
+                                                                    const void *w, const int16_t *x, uint32_t in,
+                                                                    const uint32_t sc[4], uint32_t mlimit,
+                                                                    uint32_t jsafe, const bertl14_requant_t *rq,
+                                                                    uint32_t todo, uint32_t out, int16_t *y16,
+                                                                    int32_t *y32, uint32_t y_stride)
+{
+    const uint32_t esz = y16 ? 2u : 4u;
+    block4_frame f = {x, in / 16u, {sc[0], sc[1], sc[2], sc[3]},
+                      (int32_t)((uintptr_t)rq->shift - (uintptr_t)rq->mult), mlimit,
+                      y16 ? (uint8_t *)y16 : (uint8_t *)y32, y_stride ? todo : 4u, (y_stride ? y_stride : 4u) * esz,
+                      y16 != NULL, w, rq->mult, rq->bias, {0, 0, 0, 0}, y_stride ? 0u : todo / 4u - 1u, 12u * esz,
+                      {0, 0}, 0u, jsafe};
+    while (todo && channels(&f)) {                             /* a channel outside the fast cases */
+        const uint32_t c = todo - f.left - 4u * f.groups;
+        store_requant_tokens(y16, y32, y_stride ? c : bertl14_block_index(0, c, 4u, out), f.step / esz, 4u, f.acc,
+                             sc, rq->mult[c], rq->shift[c], ld_bias(rq->bias, c));
+        f.d += esz;
+        if (--f.left == 0u) {
+            if (f.groups == 0u) {
+                break;
+            }
+            f.groups--;
+            f.d += f.gskip;
+            f.left = 4u;
+        }
+    }
+    return todo ? f.w : w;
+}
+#endif
 #endif
 
 #endif /* BERTL14_LINEAR_STORE_H */

@@ -9,6 +9,16 @@
 #include "bertl14_mve.h"
 #endif
 
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+/* max |x| of the int16 lanes of running maxima mx and minima mn (SMAX16x2 / SMIN16x2 of 0 and the values) */
+static inline int32_t max_abs_lanes(uint32_t mx, uint32_t mn)
+{
+    const int32_t hi = (int16_t)(mx & 0xFFFFu) > (int16_t)(mx >> 16) ? (int16_t)(mx & 0xFFFFu) : (int16_t)(mx >> 16);
+    const int32_t lo = (int16_t)(mn & 0xFFFFu) < (int16_t)(mn >> 16) ? (int16_t)(mn & 0xFFFFu) : (int16_t)(mn >> 16);
+    return hi > -lo ? hi : -lo;
+}
+#endif
+
 /* max |x_i| of n int16 values (32768 for -32768). */
 static inline int32_t max_abs_s16(const int16_t *x, uint32_t n)
 {
@@ -25,17 +35,13 @@ static inline int32_t max_abs_s16(const int16_t *x, uint32_t n)
     int32_t hi = 0, lo = 0;
     uint32_t i = 0;
 #if defined(BERTL14_USE_DSP)
-    if (!((uintptr_t)x & 3u)) {                                /* two lanes a word: SSUB16 + SEL */
-        const int16_t *const xa = BERTL14_ALIGNED4(x);
-        uint32_t mx = 0, mn = 0;
-        for (; i + 2u <= n; i += 2u) {
-            const uint32_t w = bertl14_ld32(xa + i);
-            mx = bertl14_smax16x2(mx, w);
-            mn = bertl14_smin16x2(mn, w);
-        }
-        hi = (int16_t)(mx & 0xFFFFu) > (int16_t)(mx >> 16) ? (int16_t)(mx & 0xFFFFu) : (int16_t)(mx >> 16);
-        lo = (int16_t)(mn & 0xFFFFu) < (int16_t)(mn >> 16) ? (int16_t)(mn & 0xFFFFu) : (int16_t)(mn >> 16);
+    uint32_t mx = 0, mn = 0;                                   /* two lanes a word (LDR, any alignment) */
+    for (; i + 2u <= n; i += 2u) {
+        const uint32_t w = bertl14_ld32(x + i);
+        mx = bertl14_smax16x2(mx, w);
+        mn = bertl14_smin16x2(mn, w);
     }
+    hi = max_abs_lanes(mx, mn);
 #endif
     for (; i < n; i++) {
         hi = x[i] > hi ? x[i] : hi;
@@ -74,6 +80,27 @@ static inline int32_t quantize_one(int32_t x, int32_t inv)
 #else
     return bertl14_sat8(bertl14_rsr_mul(x, inv, 24));
 #endif
+}
+#endif
+
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+/* quantize_one of the bottom and of the top value of a word of two int16, |x inv| < 2^46: SMLAWB / SMLAWT with
+ * 2^7 * 2^16 added give (x inv + 2^23) >> 16, SSAT of that >> 8 the rounded q (the two shifts floor once): two
+ * instructions a value, on the packed word. */
+static inline int32_t quantize_lo(uint32_t w, int32_t inv)
+{
+    return bertl14_ssat(bertl14_smlawb(inv, w, 128) >> 8, 8);
+}
+
+static inline int32_t quantize_hi(uint32_t w, int32_t inv)
+{
+    return bertl14_ssat(bertl14_smlawt(inv, w, 128) >> 8, 8);
+}
+
+/* The int16 pair (q_lo, q_hi) of a word, quantized (PKHBT) */
+static inline uint32_t quantize_pair(uint32_t w, int32_t inv)
+{
+    return bertl14_pack_lo16((uint32_t)quantize_lo(w, inv), (uint32_t)quantize_hi(w, inv));
 }
 #endif
 

@@ -1,12 +1,13 @@
 /* Row quantization of one token of a block-layout tensor in place (docs/numerics.md "Row quantization"): its max |x|
- * over the token's chunks (VMAXAV four values a vector in the Helium body), then each value requantized. */
+ * over the token's chunks (VMAXAV four values a vector in the Helium body; value by value elsewhere, the encoder's
+ * rows coming with their max), then each value requantized. */
 #include "bertl14_quantize.h"
 
 uint32_t bertl14_quantize_block_s16(int16_t *blk, uint32_t n, uint32_t t, uint32_t tokens)
 {
+#if defined(BERTL14_USE_MVE)
     const uint32_t n4 = n & ~3u, tail = n - n4, step = 4u * tokens;
     int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
-#if defined(BERTL14_USE_MVE)
     uint32_t mm = 0;
     for (int16_t *p = first; p < first + n4 * tokens; p += step) {   /* max |x| of the token's chunks */
         mm = vmaxavq_s32(mm, vldrhq_s32(p));
@@ -24,13 +25,13 @@ uint32_t bertl14_quantize_block_s16(int16_t *blk, uint32_t n, uint32_t t, uint32
     }
     return sc;
 #else
-    (void)step;
-    int32_t m = max_abs_s16(rest, tail);
-    for (uint32_t i = 0; i < n4; i += 4u) {                      /* max |x| of the token's values */
-        const int32_t a = max_abs_s16(first + i * tokens, 4u);
+    uint32_t m = 0;              /* max |x| of the token's values (the encoder's GELU rows take the max in their pass) */
+    for (uint32_t i = 0; i < n; i++) {
+        const int32_t v = blk[bertl14_block_index(t, i, tokens, n)];
+        const uint32_t a = (uint32_t)(v < 0 ? -v : v);
         m = a > m ? a : m;
     }
-    return bertl14_quantize_block_max_s16(blk, n, t, tokens, (uint32_t)m);
+    return bertl14_quantize_block_max_s16(blk, n, t, tokens, m);
 #endif
 }
 
@@ -41,12 +42,20 @@ uint32_t bertl14_quantize_block_max_s16(int16_t *blk, uint32_t n, uint32_t t, ui
     int16_t *const first = blk + 4u * t, *const rest = blk + n4 * tokens + t * tail;
     const uint32_t s = scale_of((int32_t)m);
     const int32_t inv = inv_scale(s);
+#if defined(BERTL14_USE_DSP)
+    for (int16_t *p = first; p < first + n4 * tokens; p += step) {   /* a chunk: two words in, two words out */
+        const uint32_t w0 = bertl14_ld32(p), w1 = bertl14_ld32(p + 2);
+        bertl14_st32(p, quantize_pair(w0, inv));
+        bertl14_st32(p + 2, quantize_pair(w1, inv));
+    }
+#else
     for (int16_t *p = first; p < first + n4 * tokens; p += step) {
         p[0] = (int16_t)quantize_one(p[0], inv);
         p[1] = (int16_t)quantize_one(p[1], inv);
         p[2] = (int16_t)quantize_one(p[2], inv);
         p[3] = (int16_t)quantize_one(p[3], inv);
     }
+#endif
     for (uint32_t i = 0; i < tail; i++) {
         rest[i] = (int16_t)quantize_one(rest[i], inv);
     }

@@ -41,6 +41,37 @@ uint32_t bertl14_quantize_row_block_s16(const int16_t *x, uint32_t n, int8_t *q8
             store16_mve(blk + n4 * tokens + t * (n - n4), q, n - n4);
         }
     }
+#elif defined(BERTL14_USE_DSP)
+    /* four values a step, each quantized once for both outputs: two word loads (LDR: any alignment), SMLAWx + SSAT a
+     * value, four byte stores, two pairs (PKHBT) stored as a chunk of the block */
+    const uint32_t n4 = n & ~3u;
+    int16_t *p = blk ? blk + 4u * t : NULL;
+    for (uint32_t i = 0; i < n4; i += 4u) {
+        const uint32_t w0 = bertl14_ld32(x + i), w1 = bertl14_ld32(x + i + 2);
+        const int32_t a = quantize_lo(w0, inv), b = quantize_hi(w0, inv);
+        const int32_t c = quantize_lo(w1, inv), d = quantize_hi(w1, inv);
+        if (q8) {
+            q8[i] = (int8_t)a;
+            q8[i + 1u] = (int8_t)b;
+            q8[i + 2u] = (int8_t)c;
+            q8[i + 3u] = (int8_t)d;
+        }
+        if (p) {
+            bertl14_st32(p, bertl14_pack_lo16((uint32_t)a, (uint32_t)b));
+            bertl14_st32(p + 2, bertl14_pack_lo16((uint32_t)c, (uint32_t)d));
+            p += 4u * tokens;
+        }
+    }
+    int16_t *r = blk ? blk + n4 * tokens + t * (n - n4) : NULL;
+    for (uint32_t i = n4; i < n; i++) {                        /* the tail: dense after the block's chunks */
+        const int32_t q = quantize_lo((uint16_t)x[i], inv);
+        if (q8) {
+            q8[i] = (int8_t)q;
+        }
+        if (r) {
+            *r++ = (int16_t)q;
+        }
+    }
 #else
     if (q8) {
         for (uint32_t i = 0; i < n; i++) {

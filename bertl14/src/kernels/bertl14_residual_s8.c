@@ -1,13 +1,14 @@
 /* Residual add (docs/numerics.md "Residual + LayerNorm"): the INT8 row h (scale s_h), un-smoothed per channel,
- * added into the sublayer's int32 output in place with saturation. 32-bit pieces (bertl14_rsr_mul: one SMULL)
- * when the row's bounds prove them exact, else the 64-bit formula; the Helium body (BERTL14_USE_MVE) adds four
- * channels a vector. */
+ * added into the sublayer's int32 output in place with saturation. 32-bit pieces (bertl14_rsr_mul: one SMULL; the
+ * DSP body: one SMMLA) when the row's bounds prove them exact, else the 64-bit formula; the Helium body
+ * (BERTL14_USE_MVE) adds four channels a vector. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 #if defined(BERTL14_USE_MVE)
 #include "bertl14_mve.h"
 #endif
 
+#if !defined(BERTL14_USE_DSP) || defined(BERTL14_USE_MVE)
 /* sat32(a + b) */
 static inline int32_t add_sat32(int32_t a, int32_t b)
 {
@@ -17,6 +18,7 @@ static inline int32_t add_sat32(int32_t a, int32_t b)
     return bertl14_sat32((int64_t)a + b);
 #endif
 }
+#endif
 
 BERTL14_COLD static void residual_generic(int32_t *y, const int8_t *h, uint32_t s_h, const uint16_t *u,
                                           int32_t shift, uint32_t n)
@@ -53,7 +55,11 @@ void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const in
 {
     const uint16_t *const u = rp->u;
     const int32_t shift = rp->shift;
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+    if (shift < 11 || s_h >= (1u << 17)) {
+#else
     if (shift < 9 || s_h >= (1u << 17)) {
+#endif
         residual_generic(y, h, s_h, u, shift, n);
         return;
     }
@@ -70,7 +76,20 @@ void bertl14_residual_s8(const bertl14_residual_params *rp, int32_t *y, const in
         return;
     }
 #endif
+#if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
+    if (shift <= 41) {
+        /* rsr(h u s_h, shift) = rsr((h u 2^8)(s_h 2^14), 32 + sh), sh = shift - 10: one SMMLA with c = 2^(sh-1) and a
+         * shift (|h u| < 2^23, s_h 2^14 < 2^31; |high word| < 2^30, c <= 2^30; the converted models: shift 12) */
+        const int32_t b = (int32_t)(s_h << 14), c = 1 << (shift - 11), sh = shift - 10;
+        for (uint32_t i = 0; i < n; i++) {
+            y[i] = bertl14_qadd(y[i], bertl14_smmla(h[i] * (int32_t)u[i] * 256, b, c) >> sh);
+        }
+        return;
+    }
+    residual_generic(y, h, s_h, u, shift, n);
+#else
     for (uint32_t c = 0; c < n; c++) {
         y[c] = add_sat32(y[c], bertl14_rsr_mul(h[c] * (int32_t)s_h, u[c], shift));
     }
+#endif
 }

@@ -21,10 +21,9 @@ void bertl14_widen_block_s8(const int8_t *rows, uint32_t tokens, uint32_t n, int
             vstrhq_s32(blk, vldrbq_s32(rows + t * n + c));   /* four bytes widened, four halfwords stored */
 #elif defined(BERTL14_USE_DSP)
             const uint32_t w = bertl14_ld32(rows + t * n + c);
-            const uint32_t even = bertl14_sxtb16(w), odd = bertl14_sxtb16(bertl14_ror8(w));   /* (x0, x2), (x1, x3) */
-            const uint32_t lo = (even & 0xFFFFu) | (odd << 16), hi = (even >> 16) | (odd & 0xFFFF0000u);
-            bertl14_st32(blk, lo);
-            bertl14_st32(blk + 2, hi);
+            const uint32_t even = bertl14_sxtb16(w), odd = bertl14_sxtb16_ror8(w);   /* (x0, x2), (x1, x3) */
+            bertl14_st32(blk, bertl14_pack_lo16(even, odd));                          /* PKHBT: (x0, x1) */
+            bertl14_st32(blk + 2, bertl14_pack_hi16(even, odd));                      /* PKHTB: (x2, x3) */
 #else
             bertl14_widen_s8(rows + t * n + c, 4, blk);
 #endif
