@@ -83,7 +83,8 @@ void bertl14_softmax_s32(int32_t *scores, uint32_t n, int32_t max, uint8_t *p)
         scores[u] = (int32_t)e;
         sum += e;
     }
-    const uint32_t r = 0xFFFFFFFFu / (sum >> 8); /* sum >= 2^22 (the maximum's e): r <= 2^18 */
+    /* sum >= 2^22 (the maximum's e): r <= 2^18; a max above every score (a caller's error) gives zeros, not a trap */
+    const uint32_t r = sum >> 8 ? 0xFFFFFFFFu / (sum >> 8) : 0u;
     u = 0;
 #if BL14_SOFTMAX_ASM
     if (n4 != 0u) {
@@ -155,7 +156,8 @@ void bertl14_softmax_s32(int32_t *scores, uint32_t n, int32_t max, uint8_t *p)
     if (n4 < n) {
         exp_pass(scores + n4, mc, 0, tail, &sum);
     }
-    const uint32_t r = 0xFFFFFFFFu / (sum >> 8); /* sum >= 2^22 (the maximum's e): r <= 2^18 */
+    /* sum >= 2^22 (the maximum's e): r <= 2^18; a max above every score (a caller's error) gives zeros, not a trap */
+    const uint32_t r = sum >> 8 ? 0xFFFFFFFFu / (sum >> 8) : 0u;
     for (uint32_t u = 0; u < n4; u += 4u) {
         norm_pass(scores + u, r, p + u, 1, tail);
     }
