@@ -38,9 +38,8 @@
     "smlad " bu ", r10, r2, " bu "\n\tsmlad " bu ", r11, r3, " bu "\n\t"
 #define BL14_CA BL14_C2("r1", "r4", "r5", "r12", "r6", "r7")   /* row o: r4, r5; row o + 1: r6, r7 */
 #define BL14_CB BL14_C2("r12", "r6", "r7", "r1", "r4", "r5")   /* row o: r6, r7; row o + 1: r4, r5 */
-__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f)
+__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
-    (void)f;
     __asm volatile(
         "push {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"  /* f at [sp] */
         "ldr r11, [r0, #44]\n\t"                               /* the stores: one LDR to PC a channel */

@@ -53,9 +53,8 @@ static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32
     "ldmia r0!, {r8, r9, r10, r11}\n\t" \
     "smlad r6, r3, r8, r6\n\tsmlad r6, " wr ", r9, r6\n\t" \
     "smlad r7, r3, r10, r7\n\tsmlad r7, " wr ", r11, r7\n\t"
-__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f)
+__attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
-    (void)f;
     __asm volatile(
         "push {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"  /* f at [sp] */
         "ldr r11, [r0, #44]\n\t"                               /* the stores: one LDR to PC a channel */
