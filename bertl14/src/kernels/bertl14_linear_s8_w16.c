@@ -1,9 +1,11 @@
 /* Linear layer: INT16 weights x INT8 activations (held as int16), per-channel requantization
  * (docs/numerics.md "Linear layer"). The input is a token block in the interleaved block layout
  * (bertl14_kernels.h): the four channels 4c..4c+3 of every token of the block sit next to each
- * other, so the DSP body walks ONE activation pointer with double-word loads and reuses each pair of
- * weights for four tokens (SMLAD: two MACs an instruction); each weight row streams from flash once
- * per block. Requantization is done in 32-bit pieces where the shift allows it (bit-identical).
+ * other, so the DSP body walks ONE activation pointer with double-word loads (SMLAD: two MACs an
+ * instruction); for the encoder's blocks of four tokens two weight rows against two tokens a step
+ * (2 x 2 tiles: each loaded pair of weights serves two tokens, each pair of activations two channels),
+ * each weight row read twice a block, smaller blocks each pair of weights for all their tokens.
+ * Requantization is done in 32-bit pieces where the shift allows it (bit-identical).
  * The Helium body (BERTL14_USE_MVE) takes eight weights a vector and gathers the same eight channels of each token
  * of the block (two chunks, one word-gather), so one VMLADAVA does eight MACs, two weight rows a pass; the
  * requantization runs four output channels a vector. */
@@ -16,24 +18,31 @@
 
 #if defined(BERTL14_USE_DSP) && !defined(BERTL14_USE_MVE)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
-/* Per channel: the four dot products (one weight LDRD + four activation LDRD + eight SMLAD a chunk of four inputs,
- * four chunks an iteration: 0.84 instructions a MAC), then, for S in 33..63 and M <= mlimit, the four stores
- * y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast): 48 instructions a channel around the dot
- * products with int16 outputs, 44 with int32 ones; for S = 32 (the FFN's down projection has some)
- * sat(qadd(smmulr(acc, s * M), B)). All fourteen registers are in use in the dot loop, hence the
- * frame. Returns 0 when the channels are done, 1 at a channel outside these cases, its sums in f->acc and the
- * pointers past it, f->d and f->left still on it. GCC splits 64-bit loads whose halves are used separately into two LDR and keeps little in registers
- * around the loop, hence the assembly. */
-#define BL14_C4 "ldrd r8, r9, [r1], #8\n\t" \
-    "ldrd r10, r11, [r12], #8\n\tsmlad r4, r8, r10, r4\n\tsmlad r4, r9, r11, r4\n\t" \
-    "ldrd r10, r11, [r12], #8\n\tsmlad r5, r8, r10, r5\n\tsmlad r5, r9, r11, r5\n\t" \
-    "ldrd r10, r11, [r12], #8\n\tsmlad r6, r8, r10, r6\n\tsmlad r6, r9, r11, r6\n\t" \
-    "ldrd r10, r11, [r12], #8\n\tsmlad r7, r8, r10, r7\n\tsmlad r7, r9, r11, r7\n\t"
+/* Two output channels a pass (rows o and o + 1 of the weights): their dot products with tokens 0, 1 and then with
+ * tokens 2, 3 as 2 x 2 tiles, per chunk of four inputs the two tokens' chunks (two activation LDRD), each weight row's
+ * four values (two weight LDRD: the rows are read twice, once a token pair) and eight SMLAD, 12 instructions for 16
+ * MACs (four chunks an iteration: 0.78 instructions a MAC), then the stores of channel o and of channel o + 1: for S
+ * in 33..63 and M <= mlimit y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast), for S = 32 (the
+ * FFN's down projection has some) sat(qadd(smmulr(acc, s * M), B)). Runs are of an even number of channels (the
+ * caller leaves an odd last one to the per-channel loop): an odd `left` is the second channel of a pair, its sums in
+ * f->acc1. All fourteen registers are in use in the dot loops: the frame's address waits on the stack, the M and B
+ * pointers in the frame. Returns 0 when the channels are done, 1 at a channel outside these cases, its sums in
+ * f->acc and the pointers past it (past the pair for w), f->d and f->left still on it. GCC splits 64-bit loads whose
+ * halves are used separately into two LDR and keeps little in registers around the loop, hence the assembly. */
+#define BL14_C2(pa, at, au, pb, bt, bu) "ldrd r10, r11, [r0, #8]\n\tldrd r8, r9, [r0], #32\n\t" \
+    "ldrd r2, r3, [" pa "], #8\n\t" \
+    "smlad " at ", r8, r2, " at "\n\tsmlad " at ", r9, r3, " at "\n\t" \
+    "smlad " au ", r10, r2, " au "\n\tsmlad " au ", r11, r3, " au "\n\t" \
+    "ldrd r2, r3, [" pb "], #8\n\t" \
+    "smlad " bt ", r8, r2, " bt "\n\tsmlad " bt ", r9, r3, " bt "\n\t" \
+    "smlad " bu ", r10, r2, " bu "\n\tsmlad " bu ", r11, r3, " bu "\n\t"
+#define BL14_CA BL14_C2("r1", "r4", "r5", "r12", "r6", "r7")   /* row o: r4, r5; row o + 1: r6, r7 */
+#define BL14_CB BL14_C2("r12", "r6", "r7", "r1", "r4", "r5")   /* row o: r6, r7; row o + 1: r4, r5 */
 __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
     __asm volatile(
-        "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
-        "ldr r11, [r0, #44]\n\t"                           /* the stores: one LDR to PC a channel */
+        "push {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"  /* f at [sp] */
+        "ldr r11, [r0, #44]\n\t"                               /* the stores: one LDR to PC a channel */
         "cmp r11, #0\n\t"
         "beq 11f\n\t"
         "adr r11, 10f\n\t"
@@ -44,23 +53,40 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "orr r11, r11, #1\n\t"
         "str r11, [r0, #92]\n\t"
         "ldr r1, [r0, #48]\n\t"
+        "ldrd r2, r3, [r0, #52]\n\t"
+        "ldr r10, [r0, #36]\n\t"
+        "lsls r11, r10, #31\n\t"
+        "bne 23f\n"                                            /* left odd: a pair's second channel */
+        "1:\n\t"                                               /* channels o, o + 1 */
+        "strd r2, r3, [r0, #52]\n\t"
+        "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n\t"
+        "ldrd r0, lr, [r0, #0]\n\t"                            /* px = x (tokens 0, 1), n = quads */
+        "add r12, r1, lr, lsl #5\n"                            /* row o + 1 */
+        "2:\n\t" BL14_CA BL14_CA BL14_CA BL14_CA "subs lr, lr, #1\n\tbne 2b\n\t"
+        "ldr r0, [sp]\n\t"
+        "strd r4, r5, [r0, #60]\n\t"                           /* o: tokens 0, 1 */
+        "strd r6, r7, [r0, #100]\n\t"                          /* o + 1: tokens 0, 1 */
+        "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n\t"
+        "ldrd r0, lr, [r0, #116]\n\t"                          /* px = x + 8 (tokens 2, 3), n */
+        "sub r12, r1, lr, lsl #5\n"                            /* row o (r1: row o + 1) */
+        "13:\n\t" BL14_CB BL14_CB BL14_CB BL14_CB "subs lr, lr, #1\n\tbne 13b\n\t"
+        "ldr r0, [sp]\n\t"
+        "strd r4, r5, [r0, #108]\n\t"                          /* o + 1: tokens 2, 3 */
+        "ldrd r4, r5, [r0, #60]\n\t"                           /* o: r4..r7 */
         "ldrd r2, r3, [r0, #52]\n"
-        "1:\n\t"
-        "ldrd r12, lr, [r0, #0]\n\t"                        /* px = x, n = quads */
-        "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n"
-        "2:\n\t" BL14_C4 BL14_C4 BL14_C4 BL14_C4 "subs lr, lr, #1\n\tbne 2b\n\t"
-        "ldrd r9, r11, [r0, #24]\n\t"                       /* shift_off, mlimit */
-        "ldrsh r9, [r2, r9]\n\t"                            /* S */
-        "ldrsh r8, [r2], #2\n\t"                            /* M */
-        "ldr r10, [r3], #4\n\t"                             /* B */
+        "14:\n\t"
+        "ldrd r9, r11, [r0, #24]\n\t"                          /* shift_off, mlimit */
+        "ldrsh r9, [r2, r9]\n\t"                               /* S */
+        "ldrsh r8, [r2], #2\n\t"                               /* M */
+        "ldr r10, [r3], #4\n\t"                                /* B */
         "sub r9, r9, #33\n\t"
         "cmp r8, r11\n\t"
         "bhi 4f\n\t"
         "cmp r9, #30\n\t"
-        "bhi 6f\n\t"                                        /* S outside 33..63 */
+        "bhi 6f\n\t"                                           /* S outside 33..63 */
         "movs r11, #1\n\t"
-        "lsl r11, r11, r9\n\t"                              /* c = 2^(S-33) */
-        "add r9, r9, #1\n\t"                                /* sh = S - 32 */
+        "lsl r11, r11, r9\n\t"                                 /* c = 2^(S-33) */
+        "add r9, r9, #1\n\t"                                   /* sh = S - 32 */
         "ldrd r12, lr, [r0, #8]\n\t"
         "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
         "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
@@ -68,23 +94,30 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "mul r12, r12, r8\n\tsmmla r6, r6, r12, r11\n\tasr r6, r6, r9\n\tqadd r6, r6, r10\n\t"
         "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n\t"
         "7:\n\t"
-        "ldrd r8, r10, [r0, #32]\n\t"                       /* d, left */
-        "ldr r9, [r0, #40]\n\t"                             /* step */
-        "add r12, r8, r9, lsl #1\n\t"                       /* token 2's output */
+        "ldrd r8, r10, [r0, #32]\n\t"                          /* d, left */
+        "ldr r9, [r0, #40]\n\t"                                /* step */
+        "add r12, r8, r9, lsl #1\n\t"                          /* token 2's output */
         "ldr pc, [r0, #92]\n"
         "10:\n\t"
         "ssat r4, #16, r4\n\tssat r5, #16, r5\n\tssat r6, #16, r6\n\tssat r7, #16, r7\n\t"
         "strh r5, [r8, r9]\n\tstrh r6, [r12]\n\tstrh r7, [r12, r9]\n\tstrh r4, [r8], #2\n\t"
         "subs r10, r10, #1\n\t"
         "strd r8, r10, [r0, #32]\n\t"
-        "bne 1b\n\t"
-        "b 5f\n"
+        "beq 5f\n\t"
+        "lsls r11, r10, #31\n\t"
+        "beq 1b\n\t"                                           /* left even: the next pair */
+        "b 23f\n"
         "3:\n\t"
         "str r5, [r8, r9]\n\tstr r6, [r12]\n\tstr r7, [r12, r9]\n\tstr r4, [r8], #4\n\t"
         "subs r10, r10, #1\n\t"
         "strd r8, r10, [r0, #32]\n\t"
-        "bne 1b\n"
-        "5:\n\t"                                            /* the run done: the next one, if any */
+        "beq 5f\n\t"
+        "lsls r11, r10, #31\n\t"
+        "beq 1b\n"
+        "23:\n\t"                                              /* channel o + 1 */
+        "ldrd r4, r5, [r0, #100]\n\tldrd r6, r7, [r0, #108]\n\t"
+        "b 14b\n"
+        "5:\n\t"                                               /* the run done: the next one, if any */
         "ldrd r10, r11, [r0, #76]\n\t"
         "cmp r10, #0\n\t"
         "beq 8f\n\t"
@@ -98,6 +131,7 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "str r1, [r0, #48]\n\t"
         "strd r2, r3, [r0, #52]\n\t"
         "movs r0, #0\n\t"
+        "add sp, sp, #4\n\t"
         "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
         "4:\n\t"
         "strd r4, r5, [r0, #60]\n\t"
@@ -105,8 +139,9 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "str r1, [r0, #48]\n\t"
         "strd r2, r3, [r0, #52]\n\t"
         "movs r0, #1\n\t"
+        "add sp, sp, #4\n\t"
         "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
-        "6:\n\t"                                            /* S = 32: rsr(acc * m, 32) is SMMULR */
+        "6:\n\t"                                               /* S = 32: rsr(acc * m, 32) is SMMULR */
         "adds r9, r9, #1\n\t"
         "bne 4b\n\t"
         "ldrd r12, lr, [r0, #8]\n\t"
@@ -117,7 +152,9 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "mul lr, lr, r8\n\tsmmulr r7, r7, lr\n\tqadd r7, r7, r10\n\t"
         "b 7b\n\t");
 }
-#undef BL14_C4
+#undef BL14_CA
+#undef BL14_CB
+#undef BL14_C2
 
 /* Blocks of 1..4 tokens (the end of a sentence, and the rare cases block4_channels leaves): one chunk an
  * iteration, the same loads and SMLAD. */
@@ -428,7 +465,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     uint32_t o = 0;
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
     if (nb == 4u && in && !(in & 15u)) {
-        const uint32_t todo = y_stride ? out : tail_start;
+        const uint32_t todo = y_stride ? out & ~1u : tail_start;     /* runs of pairs of channels */
         w = block4_run(block4_channels, w, x, in, sc, mlimit, 0u, rq, todo, out, y16, y32, y_stride);
         o = todo;
     }

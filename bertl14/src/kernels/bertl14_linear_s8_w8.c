@@ -86,11 +86,11 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "bhi 4f\n\t"
         "sub r9, r9, #33\n\t"
         "cmp r9, #30\n\t"
-        "bhi 6f\n"                                            /* S outside 33..63 */
-        "5:\n\t"
+        "bhi 6f\n\t"                                          /* S outside 33..63 */
         "movs r11, #1\n\t"
         "lsl r11, r11, r9\n\t"                                /* c = 2^(S-33) */
-        "add r9, r9, #1\n\t"                                  /* sh = S - 32 */
+        "add r9, r9, #1\n"                                    /* sh = S - 32 */
+        "15:\n\t"
         "ldrd r12, lr, [r0, #8]\n\t"
         "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
         "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
@@ -129,8 +129,9 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "cmp r9, r11\n\t"
         "bhi 4f\n\t"
         "lsl r4, r4, r9\n\tlsl r5, r5, r9\n\tlsl r6, r6, r9\n\tlsl r7, r7, r9\n\t"
-        "movs r9, #0\n\t"
-        "b 5b\n"
+        "mov r11, #1\n\t"                                    /* S + j = 33: c = 1, sh = 1 */
+        "mov r9, #1\n\t"
+        "b 15b\n"
         "4:\n\t"
         "strd r4, r5, [r0, #60]\n\t"
         "strd r6, r7, [r0, #68]\n\t"

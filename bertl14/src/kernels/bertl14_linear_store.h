@@ -109,6 +109,9 @@ typedef struct {
     uint32_t zero[2];      /* 84: 0, 0 (one LDRD clears two sums) */
     uint32_t store;        /* 92: the address of the stores for out16 (set by block4_channels) */
     uint32_t jsafe;        /* 96: INT8 weights: the largest lift 2^j every sum of the layer takes (else 0) */
+    int32_t acc1[4];       /* 100: INT16 weights: the sums of the second channel of a pair */
+    const int16_t *x23;    /* 116: x + 8, tokens 2 and 3 of the block's first chunk */
+    uint32_t quads23;      /* 120: in / 16 (next to x23 for one LDRD) */
 } block4_frame;
 
 
@@ -127,7 +130,7 @@ static inline __attribute__((always_inline)) const void *block4_run(uint32_t (*c
                       (int32_t)((uintptr_t)rq->shift - (uintptr_t)rq->mult), mlimit,
                       y16 ? (uint8_t *)y16 : (uint8_t *)y32, y_stride ? todo : 4u, (y_stride ? y_stride : 4u) * esz,
                       y16 != NULL, w, rq->mult, rq->bias, {0, 0, 0, 0}, y_stride ? 0u : todo / 4u - 1u, 12u * esz,
-                      {0, 0}, 0u, jsafe};
+                      {0, 0}, 0u, jsafe, {0, 0, 0, 0}, x + 8, in / 16u};
     while (todo && channels(&f)) {                             /* a channel outside the fast cases */
         const uint32_t c = todo - f.left - 4u * f.groups;
         store_requant_tokens(y16, y32, y_stride ? c : bertl14_block_index(0, c, 4u, out), f.step / esz, 4u, f.acc,
