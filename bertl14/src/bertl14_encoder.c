@@ -216,6 +216,7 @@ static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t
     for (uint32_t hd = 0; hd < heads; hd++) {
         kvm[hd] = scale_max(ks + hd * np, n);
         kvm[heads + hd] = scale_max(vs + hd * np, n);
+        memset(vs + hd * np + n, 0, (np - n) * sizeof(uint32_t));                /* the padded keys weigh 0 */
     }
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* then a block of queries */
         const uint32_t nb = n - t0 < B ? n - t0 : B;

@@ -219,7 +219,7 @@ def test_attn_scores_blocks(kernels, nq, n, d, shift):
     lib = lib_for(kernels)
     lib.bertl14_attn_scores_s8.argtypes = [P, P, P, ctypes.c_uint32, P, P, ctypes.c_uint32, P, P]
     rng = np.random.default_rng(n * 100 + d)
-    npad = (n + 3) & ~3
+    npad = (n + 15) & ~15
     q8 = rng.integers(-128, 128, size=(nq, d))
     k8 = rng.integers(-128, 128, size=(n, d))
     sq = rng.integers(1, 30000, nq).astype(np.uint32)
@@ -243,9 +243,10 @@ def test_attn_context_blocks(kernels, nq, n, d, wide):
     lib = lib_for(kernels)
     lib.bertl14_attn_context_s8.argtypes = [P, P, ctypes.c_uint32, P, P, ctypes.c_uint32, P, P, ctypes.c_uint32]
     rng = np.random.default_rng(n * 100 + d)
-    npad = (n + 3) & ~3
+    npad = (n + 15) & ~15
     p = rng.integers(0, 256, size=(4, npad)).astype(np.uint8)     # beyond n: what the kernel must ignore
     sv = rng.integers(1, 131072 if wide else 30000, npad).astype(np.uint32)   # weights of 17 bits, or int16 ones
+    sv[n:] = 0                                                             # the padded keys' scales
     v8 = rng.integers(-128, 128, size=(n, d))
     vt = np.zeros((d, npad), np.int64)
     vt[:, :n] = v8.T

@@ -265,9 +265,9 @@ void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant
  * count). The DSP body then takes two rows of one block against two rows of another with double-word loads.
  */
 
-/** Keys rounded up to a multiple of 4: the row length of the transposed values, the weights, the probabilities
- *  and the scores, and the row count of the keys. */
-static inline uint32_t bertl14_attn_padded(uint32_t n) { return (n + 3u) & ~3u; }
+/** Keys rounded up to a multiple of 16 (whole groups of four chunks): the row length of the transposed values, the
+ *  weights, the probabilities and the scores, and the row count of the keys. */
+static inline uint32_t bertl14_attn_padded(uint32_t n) { return (n + 15u) & ~15u; }
 
 /** Index of value i of row r in blocks of four rows of len values (see above). */
 static inline uint32_t bertl14_block4_index(uint32_t r, uint32_t i, uint32_t len)
@@ -309,7 +309,7 @@ void bertl14_softmax_s32(int32_t *scores, uint32_t n, uint8_t *p);
  * @param p       row j (n probabilities) at p + j * bertl14_attn_padded(n)
  * @param v       the values transposed: blocks of four rows (channels) of bertl14_attn_padded(n) values in the
  *                int8 range (d rows; key u at u); those of the keys beyond n must be finite, any value
- * @param sv      the values' scales, bertl14_attn_padded(n) words (those beyond n unused); sv_max their max
+ * @param sv      the values' scales, bertl14_attn_padded(n) words (those beyond n zero); sv_max the largest
  * @param w       scratch of bertl14_attn_context_s8_get_buffer_size bytes, 4-byte aligned (may be the scores)
  * @param ctx     row j's d outputs at ctx + j * ctx_stride
  */

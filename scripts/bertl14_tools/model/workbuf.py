@@ -3,7 +3,7 @@
 fixed CONFIG_BERTL14_WORK_BUFFER_SIZE against the manifest's figure (`python -m bertl14_tools.model.workbuf check`).
 
 The plan: the residual stream h, keys and values of every token (int16 in the attention kernels' blocks of four
-rows, each head's together, the key count padded to a multiple of 4; per-head uint32 scales and their maxima),
+rows, each head's together, the key count padded to a multiple of 16; per-head uint32 scales and their maxima),
 then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
 load across the block), and last the token classifier's logits of one token row (num_tags int32; none
 without that head, so models without it keep their figure). Nothing depends on the number of layers;
@@ -25,7 +25,7 @@ def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_lab
     n, B, H, I = max_seq_len, TOKEN_BLOCK, hidden, intermediate
     A, d, heads = heads_kept * head_dim, head_dim, heads_kept
     X, Y = max(H, A, 1), max(H, num_labels, 1)
-    npad = _a4(n)                    # bertl14_attn_padded
+    npad = (n + 15) & ~15           # bertl14_attn_padded
     regions = [
         ("h", n * H), ("h_scale", n * 4),
         ("k", heads * npad * d * 2), ("k_scale", heads * npad * 4),

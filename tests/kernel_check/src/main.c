@@ -270,7 +270,7 @@ static int16_t ctxa[4 * 132], ctxb[4 * 132], wsc[4 * 512] __attribute__((aligned
 static uint8_t pq8[4 * 512];
 
 /* attn_context_s8: 1..4 queries, head sizes 4..128 (odd and not a multiple of 4), 1..512 keys (probabilities and
- * values beyond n that must not count), output strides beyond d, weights of 16 and 17 bits */
+ * values beyond n that must not count, their scales zero), output strides beyond d, weights of 16 and 17 bits */
 static void check_context(void)
 {
     static const uint32_t ds[] = {4, 6, 8, 12, 16, 24, 32, 36, 48, 64, 128};
@@ -289,7 +289,7 @@ static void check_context(void)
         }
         uint32_t sv_max = 0;
         for (uint32_t i = 0; i < np; i++) {
-            kvs[i] = c % 3u == 0u ? (uint32_t)rr(1, 131071) : (uint32_t)rr(1, 30000);
+            kvs[i] = i >= n ? 0u : c % 3u == 0u ? (uint32_t)rr(1, 131071) : (uint32_t)rr(1, 30000);
             sv_max = i < n && kvs[i] > sv_max ? kvs[i] : sv_max;
         }
         memset(ctxa, 0x55, sizeof ctxa);
