@@ -63,9 +63,9 @@ static inline uint32_t uxtb16_ror8(uint32_t x) { return (x >> 8) & 0x00FF00FFu; 
 static inline uint32_t pack_w(int32_t a, int32_t b) { return ((uint32_t)a >> 8) | (((uint32_t)b << 8) & 0xFFFF0000u); }
 #endif
 
-/* The weights of rows 0..nq-1 as int16 in blocks of four rows (len np), four keys a step: the keys' scales loaded
- * once for the rows and packed in pairs (SMLAxy takes either half); every sv_u < 2^15, and zero beyond n (so are
- * those weights) */
+/* The weights of the four rows as int16 in blocks of four rows (len np; those of rows beyond nq are not used),
+ * four keys a step: the keys' scales loaded once for the rows and packed in pairs (SMLAxy takes either half);
+ * every sv_u < 2^15, and zero beyond n (so are those weights) */
 static inline __attribute__((always_inline)) void weights_row(const uint8_t *p, uint32_t sv01, uint32_t sv23,
                                                               uint32_t *wj)
 {
@@ -75,34 +75,17 @@ static inline __attribute__((always_inline)) void weights_row(const uint8_t *p, 
     wj[1] = pack_w(mla_tb(pe, sv23), mla_tt(po, sv23));
 }
 
-static void weights16(const uint8_t *p, uint32_t nq, const uint32_t *sv, uint32_t n, int16_t *w)
+static void weights16(const uint8_t *p, const uint32_t *sv, uint32_t n, int16_t *w)
 {
     const uint32_t np = bertl14_attn_padded(n);
     uint32_t *wg = (uint32_t *)(void *)w;                                   /* row j's chunk: words 2j, 2j + 1 */
     const uint8_t *const p1 = p + np, *const p2 = p1 + np, *const p3 = p2 + np;
-    if (nq == 4u) {                                                         /* the encoder's case */
-        for (uint32_t u = 0; u < np; u += 4u, wg += 8) {
-            const uint32_t sv01 = bertl14_pack_lo16(sv[u], sv[u + 1u]);
-            const uint32_t sv23 = bertl14_pack_lo16(sv[u + 2u], sv[u + 3u]);
-            weights_row(p + u, sv01, sv23, wg);
-            weights_row(p1 + u, sv01, sv23, wg + 2);
-            weights_row(p2 + u, sv01, sv23, wg + 4);
-            weights_row(p3 + u, sv01, sv23, wg + 6);
-        }
-        return;
-    }
-    for (uint32_t u = 0; u < np; u += 4u, wg += 8) {
+    for (uint32_t u = 0; u < np; u += 4u, wg += 8) {                       /* all four rows: no test a row */
         const uint32_t sv01 = bertl14_pack_lo16(sv[u], sv[u + 1u]), sv23 = bertl14_pack_lo16(sv[u + 2u], sv[u + 3u]);
         weights_row(p + u, sv01, sv23, wg);
-        if (nq > 1u) {
-            weights_row(p1 + u, sv01, sv23, wg + 2);
-        }
-        if (nq > 2u) {
-            weights_row(p2 + u, sv01, sv23, wg + 4);
-        }
-        if (nq > 3u) {
-            weights_row(p3 + u, sv01, sv23, wg + 6);
-        }
+        weights_row(p1 + u, sv01, sv23, wg + 2);
+        weights_row(p2 + u, sv01, sv23, wg + 4);
+        weights_row(p3 + u, sv01, sv23, wg + 6);
     }
 }
 
@@ -149,8 +132,10 @@ static void pair_asm(const int16_t *v, const int16_t *w, uint32_t np, uint32_t d
     register const int16_t *r0 __asm("r0") = v;
     register const uint32_t *r1 __asm("r1") = frame;
     __asm volatile("sub sp, sp, #32\n\t"
-                   "ldrd r2, r3, [r1, #0]\n\tstrd r2, r3, [sp, #0]\n\tldrd r2, r3, [r1, #8]\n\tstrd r2, r3, [sp, #8]\n\t"
+                   "ldrd r2, r3, [r1, #0]\n\tstrd r2, r3, [sp, #0]\n\t"
+                   "ldrd r2, r3, [r1, #8]\n\tstrd r2, r3, [sp, #8]\n\t"
                    "ldrd r2, r3, [r1, #16]\n\tstrd r2, r3, [sp, #16]\n\tldr r2, [r1, #24]\n\tstr r2, [sp, #24]\n"
+                   /* channels 0, 1 of a block, then 2, 3 (back 8 np - 16 bytes), then the next block (back 16) */
                    "1:\n\t" BL14_TILE "ldr r12, [sp, #12]\n\tsub r0, r0, r12\n\t" BL14_TILE "sub r0, r0, #16\n\t"
                    "ldr r12, [sp, #24]\n\tcmp r8, r12\n\tbne 1b\n\t"
                    "add sp, sp, #32"
@@ -172,7 +157,7 @@ void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, ui
     const uint32_t n = ap->n, d = ap->d, np = bertl14_attn_padded(n);
 #if defined(BERTL14_USE_DSP)
     if (sv_max < 0x8000u) {
-        weights16(p, nq, sv, n, w);
+        weights16(p, sv, n, w);
         const uint32_t chunks = np / 4u;
         uint32_t j = 0;
 #if BL14_PAIR_ASM

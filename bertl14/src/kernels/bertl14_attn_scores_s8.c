@@ -66,6 +66,7 @@ static void pair_d32_asm(const int16_t *k, const int16_t *q, const uint32_t *sk,
                    "ldrd r8, r9, [r4, #8]\n\tstrd r8, r9, [sp, #8]\n\t"
                    "ldrd r8, r9, [r4, #16]\n\tstrd r8, r9, [sp, #16]\n\t"
                    "strd r3, r4, [sp, #24]\n"
+                   /* keys 0, 1 of a block, then keys 2, 3 (back 240 bytes), then the next block (back 16) */
                    "1:\n\t" BL14_TILE BL14_EPI "sub r0, r0, #240\n\t" BL14_TILE BL14_EPI "sub r0, r0, #16\n\t"
                    "ldr r12, [sp, #24]\n\tcmp r2, r12\n\tbne 1b\n\t"
                    "ldr r4, [sp, #28]\n\tldrd r8, r9, [sp, #16]\n\tstrd r8, r9, [r4, #16]\n\t"
@@ -87,9 +88,8 @@ static void pair_d32_asm(const int16_t *k, const int16_t *q, const uint32_t *sk,
 
 /* Two queries (rows q, q + 4 of the block) against the keys u0..n-1 (u0 even): their scores into pr's rows,
  * their maxima into pr's; two keys a step (bertl14_dot2x2_block4) */
-static inline __attribute__((always_inline)) void scores_pair(const int16_t *q, const int16_t *k, const uint32_t *sk,
-                                                              uint32_t u0, uint32_t n, uint32_t d, int32_t c,
-                                                              int32_t sh, int wide, pair_rows *pr)
+static void scores_pair(const int16_t *q, const int16_t *k, const uint32_t *sk, uint32_t u0, uint32_t n, uint32_t d,
+                        int32_t c, int32_t sh, int wide, pair_rows *pr)
 {
     int32_t m0 = pr->max[0], m1 = pr->max[1], acc[4];
     int32_t *const r0 = pr->row[0], *const r1 = pr->row[1];
@@ -126,17 +126,13 @@ static void scores_dsp(const int16_t *q, const uint32_t *sqs, uint32_t nq, const
     for (uint32_t j = 0; j < nq; j += 2u) {
         pair_rows pr = {{sqs[j], sqs[j + 1u]}, {scores + j * np, scores + (j + 1u) * np}, {INT32_MIN, INT32_MIN}};
         uint32_t u = 0;
-        if (wide) {
-            scores_pair(q + 4u * j, k, sk, 0, n, d, c, sh, 1, &pr);
-        } else {
 #if BL14_PAIR_D32
-            if (d == 32u && n >= 4u) {                    /* whole blocks of keys in assembly, then the rest */
-                u = n & ~3u;
-                pair_d32_asm(k, q + 4u * j, sk, sk + u, &pr);
-            }
-#endif
-            scores_pair(q + 4u * j, k, sk, u, n, d, 0, 0, 0, &pr);
+        if (!wide && d == 32u && n >= 4u) {               /* whole blocks of keys in assembly, then the rest */
+            u = n & ~3u;
+            pair_d32_asm(k, q + 4u * j, sk, sk + u, &pr);
         }
+#endif
+        scores_pair(q + 4u * j, k, sk, u, n, d, c, sh, wide, &pr);
         max[j] = pr.max[0];
         if (j + 1u < nq) {
             max[j + 1u] = pr.max[1];

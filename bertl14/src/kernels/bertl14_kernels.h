@@ -9,11 +9,11 @@
  * as `_w<bits>`: bertl14_linear_s8_w16.c (INT16 weights), bertl14_linear_s8_w8.c (INT8 weights). A file may
  * export the layouts of its op (a row, a token of a block, the block in place) and the op fused with the next
  * step where the encoder needs it; the static-inline steps that two kernel files share live in small internal
- * headers (bertl14_quantize.h, bertl14_linear_store.h), the primitives every kernel uses below.
+ * headers (bertl14_quantize.h, bertl14_linear_store.h, bertl14_block4_dot.h), the primitives every kernel uses below.
  *
  * Every kernel has a portable C body and, when BERTL14_USE_DSP is defined, a body written with ACLE DSP
- * intrinsics (emulated in C on hosts without them). The ops that gain from vectors (linear, attention scores
- * and context, softmax, GELU, LayerNorm, the residual, row quantization) also have a Helium body, used when
+ * intrinsics (emulated in C on hosts without them). The ops that gain from vectors (linear, softmax, GELU,
+ * LayerNorm, the residual, row quantization) also have a Helium body, used when
  * BERTL14_USE_MVE is defined (Cortex-M55 and other cores with the M-profile Vector Extension; bertl14_mve.h):
  * it sits in the op's own file under #if defined(BERTL14_USE_MVE), before the DSP body, which it replaces; the
  * other ops keep their DSP body (an MVE build defines both). Every body computes the same bits.
@@ -306,7 +306,7 @@ void bertl14_softmax_s32(int32_t *scores, uint32_t n, uint8_t *p);
 /**
  * Attention context of nq (1..4) query rows, one head: w_ju = rsr(p_ju * sv_u, 8); c[j,c] = sum_u w_ju * v[u,c];
  * ctx[j,c] = sat16(rsr(c[j,c], 8)).
- * @param p       row j (n probabilities) at p + j * bertl14_attn_padded(n)
+ * @param p       row j (n probabilities) at p + j * bertl14_attn_padded(n); four rows of room
  * @param v       the values transposed: blocks of four rows (channels) of bertl14_attn_padded(n) values in the
  *                int8 range (d rows; key u at u); those of the keys beyond n must be finite, any value
  * @param sv      the values' scales, bertl14_attn_padded(n) words (those beyond n zero); sv_max the largest
