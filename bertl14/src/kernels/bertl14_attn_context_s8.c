@@ -109,7 +109,7 @@ static void tile(const int16_t *v, uint32_t c, const int16_t *w, uint32_t j, uin
     }
 }
 
-#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+#if BERTL14_BLOCK4_ASM
 /* Every channel (d % 4 == 0) of a query pair (rows w, w + 4 of the weights) in assembly, two channels a tile
  * (bertl14_dot2x2_block4's scheme; the sums start at 128, the rounding of rsr(c, 8)), the outputs of a channel pair
  * saturated (SSAT) and packed into one word a row; the loop's state in a frame on the stack, r7 left to a frame

@@ -31,7 +31,7 @@ typedef struct {
     int32_t max[2];
 } pair_rows;
 
-#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+#if BERTL14_BLOCK4_ASM
 /* Heads of 32 channels, shift <= 32: the keys u..n4-1 (whole blocks of four) against the pair, in assembly, so
  * the tile's 12 registers (bertl14_dot2x2_block4's scheme, eight chunks unrolled, the first with SMUAD) and the
  * scaling, the stores and the maxima share the core's 13 (r7 left to a frame pointer): the pair's rows live in a

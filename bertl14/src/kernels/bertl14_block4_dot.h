@@ -6,6 +6,14 @@
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
+/* The attention's assembly (this step and the kernels' loops around it) needs 13 of the core's registers in one
+ * statement: GCC on Thumb-2 (clang's register allocator gives up on it; there the C form below runs). */
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && !defined(__clang__) && defined(__thumb2__)
+#define BERTL14_BLOCK4_ASM 1
+#else
+#define BERTL14_BLOCK4_ASM 0
+#endif
+
 #if defined(BERTL14_USE_DSP)
 /*
  * acc[0] = a_0 . b_0, acc[1] = a_0 . b_1, acc[2] = a_1 . b_0, acc[3] = a_1 . b_1 over `chunks` chunks of four
@@ -15,7 +23,7 @@
  * Both pointers 4-byte aligned. GCC splits 64-bit loads whose halves are used separately into two LDR, hence the
  * assembly; it only reads memory (no memory clobber).
  */
-#if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
+#if BERTL14_BLOCK4_ASM
 #define BL14_C2 "ldrd %[ya], %[yb], [%[pa], #8]\n\tldrd %[xa], %[xb], [%[pa]], #32\n\t" \
     "ldrd %[ba], %[bb], [%[pb], #8]\n\t" \
     "smlad %[a01], %[xa], %[ba], %[a01]\n\tsmlad %[a01], %[xb], %[bb], %[a01]\n\t" \
