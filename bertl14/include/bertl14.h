@@ -75,18 +75,19 @@ typedef void (*bertl14_write_fn)(const char *text, size_t len, void *user);
 typedef struct {
     uint32_t h;          /**< int8 [max_seq][hidden]: the residual stream / layer input */
     uint32_t h_scale;    /**< uint32 [max_seq]: row scales of h */
-    uint32_t k;          /**< int8 [max_seq][attn]: keys of all tokens, row-quantized per head */
-    uint32_t k_scale;    /**< uint32 [max_seq][heads] */
-    uint32_t v;          /**< int8 [max_seq][attn]: values */
-    uint32_t v_scale;    /**< uint32 [max_seq][heads] */
+    uint32_t k;          /**< int16 [heads][max_seq + 15 & ~15][head_dim]: keys, row-quantized per head (blocks of 4 keys) */
+    uint32_t k_scale;    /**< uint32 [heads][max_seq + 15 & ~15] */
+    uint32_t v;          /**< int16 [heads][head_dim + 3 & ~3][max_seq + 15 & ~15]: values, transposed (blocks of 4 channels) */
+    uint32_t v_scale;    /**< uint32 [heads][max_seq + 15 & ~15] */
+    uint32_t kv_max;     /**< uint32 [2][heads]: each head's largest key scale, then value scale */
     uint32_t x16;        /**< int16 [block][max(hidden, attn, inter)]: matmul input rows */
     uint32_t x_scale;    /**< uint32 [block]: their row scales */
     uint32_t q16;        /**< int16 [block][attn]: Q/K/V projection output */
-    uint32_t q8;         /**< int8 [block][attn]: queries, row-quantized per head */
-    uint32_t q_scale;    /**< uint32 [block][heads] */
+    uint32_t q;          /**< int16 [heads][block][head_dim]: queries, row-quantized per head (a block of rows) */
+    uint32_t q_scale;    /**< uint32 [heads][block] */
     uint32_t ctx16;      /**< int16 [block][attn]: attention context */
-    uint32_t scores;     /**< int32 [max_seq]: one query row's scores */
-    uint32_t probs;      /**< uint8 [max_seq]: its probabilities */
+    uint32_t scores;     /**< int32 [block][max_seq + 15 & ~15]: the block's scores (one head), then the weights */
+    uint32_t probs;      /**< uint8 [block][max_seq + 15 & ~15]: their probabilities */
     uint32_t y32;        /**< int32 [block][max(hidden, labels)]: sublayer output / residual sum */
     uint32_t ln16;       /**< int16 [block][hidden]: LayerNorm output */
     uint32_t h1;         /**< int8 [block][hidden]: attention block output (FFN residual) */

@@ -14,25 +14,26 @@ static uint32_t max3(uint32_t a, uint32_t b, uint32_t c) { return a > b ? (a > c
 
 void bertl14_plan(const bertl14_dims_t *dims, uint32_t n, bertl14_plan_t *p)
 {
-    const uint32_t B = BERTL14_TOKEN_BLOCK, H = dims->hidden, I = dims->intermediate;
-    const uint32_t heads = dims->max_heads_kept, A = heads * dims->head_dim;
+    const uint32_t B = BERTL14_TOKEN_BLOCK, H = dims->hidden, I = dims->intermediate, d = dims->head_dim;
+    const uint32_t heads = dims->max_heads_kept, A = heads * d, np = bertl14_attn_padded(n);
     const uint32_t X = max3(H, A, 1u), Y = max3(H, dims->num_labels, 1u);
     uint32_t off = 0;
 #define TAKE(field, bytes) do { p->field = off; off += align4(bytes); } while (0)
     TAKE(h, n * H);                  /* residual stream, int8 */
     TAKE(h_scale, n * 4u);
-    TAKE(k, n * A);                  /* keys, int8 */
-    TAKE(k_scale, n * heads * 4u);
-    TAKE(v, n * A);                  /* values, int8, transposed (a channel's tokens contiguous) */
-    TAKE(v_scale, n * heads * 4u);
+    TAKE(k, heads * np * d * 2u);    /* keys, int16, a head's in blocks of four keys */
+    TAKE(k_scale, heads * np * 4u);  /* a head's together */
+    TAKE(v, heads * align4(d) * np * 2u); /* values, int16, a head's transposed in blocks of four channels */
+    TAKE(v_scale, heads * np * 4u);
+    TAKE(kv_max, heads * 2u * 4u);   /* the largest key and value scale of each head */
     TAKE(x16, B * X * 2u);           /* matmul input rows */
     TAKE(x_scale, B * 4u);
     TAKE(q16, B * A * 2u);           /* projection output */
-    TAKE(q8, B * A);                 /* queries */
-    TAKE(q_scale, B * heads * 4u);
+    TAKE(q, heads * B * d * 2u);     /* queries, int16, a head's a block of four rows */
+    TAKE(q_scale, heads * B * 4u);
     TAKE(ctx16, B * A * 2u);         /* attention context */
-    TAKE(scores, n * 4u);            /* one query row */
-    TAKE(probs, n);
+    TAKE(scores, B * np * 4u);       /* the block's scores, one head; then the context's weights */
+    TAKE(probs, B * np);
     TAKE(y32, B * Y * 4u);           /* sublayer output + residual */
     TAKE(ln16, B * H * 2u);          /* LayerNorm output */
     TAKE(h1, B * H);                 /* attention block output */
@@ -105,43 +106,55 @@ static void linear(const bertl14_linear_t *lin, const int16_t *x, const uint32_t
     bertl14_linear(&dims, &lin->rq, x, xs, lin->w, y16, y32);
 }
 
-/* Views of a [tokens][heads * d] tensor (queries, keys, contexts) and its scales [tokens][heads]: token t's slice
- * of head hd, and that slice's scale. */
+/* Token t's slice of head hd in a [tokens][heads * d] tensor (the projection output, the contexts). */
 static inline uint32_t head_at(uint32_t t, uint32_t hd, uint32_t heads, uint32_t d) { return (t * heads + hd) * d; }
-static inline uint32_t scale_at(uint32_t t, uint32_t hd, uint32_t heads) { return t * heads + hd; }
 
-/* The largest of n >= 1 attention scores (the softmax takes it): the last one, then two a step. */
-static int32_t row_max(const int32_t *x, uint32_t n)
-{
-    int32_t m = x[n - 1];
-    for (const int32_t *const end = x + (n & ~1u); x != end; x += 2) {
-        const int32_t a = x[0] > x[1] ? x[0] : x[1];
-        m = a > m ? a : m;
-    }
-    return m;
-}
+/* The attention's operands (bertl14_kernels.h, blocks of four rows), each head's after the other: the block's
+ * queries (rows: the block's tokens), the keys (rows: tokens), the values transposed (rows: channels). */
+enum { QUERIES, KEYS, VALUES };
 
-/* Linear projection of nb token rows followed by row quantization per head (Q, K, V): value c of token j at
- * dst[j * dst_stride + c * col_stride] (col_stride 1: rows; else transposed, a channel's tokens contiguous). */
-static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t heads, uint32_t nb,
-                          int8_t *dst, uint32_t dst_stride, uint32_t col_stride, uint32_t *dst_scale)
+/* Linear projection of nb token rows followed by row quantization per head (Q, K, V) into the attention's operands:
+ * token t0 + j is row (QUERIES: column of the values) t0 + j of head hd's operand at dst + hd * (the operand's
+ * size), its scale at dst_scale[hd * (B or the padded key count) + t0 + j]. */
+static void project_heads(bertl14_ctx_t *ctx, const bertl14_linear_t *lin, uint32_t nb, uint32_t t0, uint32_t n,
+                          int kind, int16_t *dst, uint32_t *dst_scale)
 {
-    const uint32_t d = ctx->dims.head_dim, A = heads * d;
+    const uint32_t d = ctx->dims.head_dim, heads = ctx->dims.max_heads_kept, A = heads * d;
+    const uint32_t np = bertl14_attn_padded(n);
+    const uint32_t size = kind == QUERIES ? BERTL14_TOKEN_BLOCK * d : kind == KEYS ? np * d : align4(d) * np;
+    const uint32_t scale_stride = kind == QUERIES ? BERTL14_TOKEN_BLOCK : np;
     int16_t *q16 = BUF(ctx, q16, int16_t);
     BERTL14_STAGE(QKV);
     linear(lin, BUF(ctx, x16, int16_t), BUF(ctx, x_scale, uint32_t), nb, q16, NULL, A); /* y = x W^T + b, sat16 */
     BERTL14_STAGE(QUANT);
-    int8_t *const row = BUF(ctx, q8, int8_t);                                   /* free while K, V are made */
+    int8_t *const row = BUF(ctx, q, int8_t);                                    /* free while K, V are made */
     for (uint32_t j = 0; j < nb; j++) {
+        const uint32_t r = t0 + j;
         for (uint32_t hd = 0; hd < heads; hd++) {                               /* INT8 per (token, head) */
-            int8_t *const out = dst + j * dst_stride + hd * d * col_stride;
-            dst_scale[scale_at(j, hd, heads)] = bertl14_quantize_row_s16(q16 + head_at(j, hd, heads, d), d,
-                                                                         col_stride == 1u ? out : row, NULL);
-            for (uint32_t c = 0; col_stride != 1u && c < d; c++) {
-                out[c * col_stride] = row[c];                                   /* transposed */
+            int16_t *const base = dst + hd * size;
+            const int16_t *const x = q16 + head_at(j, hd, heads, d);
+            uint32_t *const s = dst_scale + hd * scale_stride + r;
+            if (kind != VALUES) {                                               /* row r of a block */
+                *s = bertl14_quantize_row_block_s16(x, d, NULL, base + (r & ~3u) * d, r & 3u, 4u);
+                continue;
+            }
+            *s = bertl14_quantize_row_s16(x, d, row, NULL);
+            int16_t *const col = base + (r >> 2) * 16u + (r & 3u);              /* key r of channel 0 */
+            for (uint32_t c = 0; c < d; c++) {
+                col[(c & ~3u) * np + 4u * (c & 3u)] = row[c];                   /* transposed */
             }
         }
     }
+}
+
+/* The largest of a head's n scales (a kernel's fast-path test). */
+static uint32_t scale_max(const uint32_t *s, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        m = s[u] > m ? s[u] : m;
+    }
+    return m;
 }
 
 /* Widen nb INT8 rows of h (with their scales) into the matmul input block (block layout). */
@@ -180,39 +193,49 @@ static void embed(bertl14_ctx_t *ctx, const bertl14_head_t *E, const int32_t *id
 static void layer_forward(bertl14_ctx_t *ctx, const bertl14_layer_t *L, uint32_t n)
 {
     const uint32_t B = BERTL14_TOKEN_BLOCK, H = ctx->dims.hidden, d = ctx->dims.head_dim;
-    const uint32_t heads = ctx->dims.max_heads_kept, A = heads * d, I = L->up.out;
-    int8_t *h = BUF(ctx, h, int8_t), *k = BUF(ctx, k, int8_t), *v = BUF(ctx, v, int8_t);
+    const uint32_t heads = ctx->dims.max_heads_kept, A = heads * d, I = L->up.out, np = bertl14_attn_padded(n);
+    int8_t *h = BUF(ctx, h, int8_t);
+    int16_t *k = BUF(ctx, k, int16_t), *v = BUF(ctx, v, int16_t), *q = BUF(ctx, q, int16_t);
     uint32_t *hs = BUF(ctx, h_scale, uint32_t), *ks = BUF(ctx, k_scale, uint32_t), *vs = BUF(ctx, v_scale, uint32_t);
+    uint32_t *kvm = BUF(ctx, kv_max, uint32_t);
     int16_t *x16 = BUF(ctx, x16, int16_t), *ctx16 = BUF(ctx, ctx16, int16_t), *ln16 = BUF(ctx, ln16, int16_t);
     int16_t *up16 = BUF(ctx, up16, int16_t);
     uint32_t *xs = BUF(ctx, x_scale, uint32_t), *qs = BUF(ctx, q_scale, uint32_t), *h1s = BUF(ctx, h1_scale, uint32_t);
-    int8_t *q8 = BUF(ctx, q8, int8_t), *h1 = BUF(ctx, h1, int8_t);
+    int8_t *h1 = BUF(ctx, h1, int8_t);
     int32_t *y32 = BUF(ctx, y32, int32_t), *scores = BUF(ctx, scores, int32_t);
     uint8_t *probs = BUF(ctx, probs, uint8_t);
-    /* keys: row-major [n][A]; values transposed: channel c's n tokens at v + c * n */
-    const bertl14_attn_params ap = {n, d, A, n, heads, L->score_shift};
+    const bertl14_attn_params ap = {n, d, L->score_shift};
+    int32_t smax[BERTL14_TOKEN_BLOCK];                                           /* the rows' largest scores */
 
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* K, V of every token */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->k, heads, nb, k + t0 * A, A, 1, ks + t0 * heads);         /* k = h Wk^T + bk */
-        project_heads(ctx, &L->v, heads, nb, v + t0, 1, n, vs + t0 * heads);             /* v = h Wv^T + bv, v^T */
+        project_heads(ctx, &L->k, nb, t0, n, KEYS, k, ks);                        /* k = h Wk^T + bk */
+        project_heads(ctx, &L->v, nb, t0, n, VALUES, v, vs);                      /* v = h Wv^T + bv, v^T */
+    }
+    for (uint32_t hd = 0; hd < heads; hd++) {
+        kvm[hd] = scale_max(ks + hd * np, n);
+        kvm[heads + hd] = scale_max(vs + hd * np, n);
+        memset(vs + hd * np + n, 0, (np - n) * sizeof(uint32_t));                /* the padded keys weigh 0 */
     }
     for (uint32_t t0 = 0; t0 < n; t0 += B) {                                      /* then a block of queries */
         const uint32_t nb = n - t0 < B ? n - t0 : B;
         load_rows(ctx, h + t0 * H, hs + t0, nb, H);
-        project_heads(ctx, &L->q, heads, nb, q8, A, 1, qs);                       /* q = h Wq^T + bq, 1/sqrt(d) in */
-        for (uint32_t j = 0; j < nb; j++) {
-            for (uint32_t hd = 0; hd < heads; hd++) {                             /* one head, one query row */
-                const uint32_t qj = head_at(j, hd, heads, d), k0 = head_at(0, hd, heads, d);
-                BERTL14_STAGE(SCORES);
-                bertl14_attn_scores_s8(&ap, q8 + qj, qs[scale_at(j, hd, heads)], k + k0, ks + hd, scores); /* x = q.k */
-                BERTL14_STAGE(SOFTMAX);
-                bertl14_softmax_s32(scores, n, row_max(scores, n), probs);        /* p = softmax(x) */
-                BERTL14_STAGE(CONTEXT);
-                bertl14_attn_context_s8(&ap, probs, v + k0 * n, vs + hd, scores, ctx16 + qj); /* c = sum_u p_u v_u */
+        project_heads(ctx, &L->q, nb, 0, n, QUERIES, q, qs);                      /* q = h Wq^T + bq, 1/sqrt(d) in */
+        for (uint32_t hd = 0; hd < heads; hd++) {                                 /* one head, the block's rows */
+            BERTL14_STAGE(SCORES);
+            bertl14_attn_scores_s8(&ap, q + hd * B * d, qs + hd * B, nb, k + hd * np * d, ks + hd * np, kvm[hd],
+                                   scores, smax);                                 /* x = q.k */
+            BERTL14_STAGE(SOFTMAX);
+            for (uint32_t j = 0; j < nb; j++) {
+                bertl14_softmax_s32(scores + j * np, n, smax[j], probs + j * np); /* p = softmax(x) */
             }
-            BERTL14_STAGE(QUANT);
+            BERTL14_STAGE(CONTEXT);
+            bertl14_attn_context_s8(&ap, probs, nb, v + hd * align4(d) * np, vs + hd * np, kvm[heads + hd],
+                                    (int16_t *)(void *)scores, ctx16 + hd * d, A); /* c = sum_u p_u v_u */
+        }
+        BERTL14_STAGE(QUANT);
+        for (uint32_t j = 0; j < nb; j++) {
             xs[j] = bertl14_quantize_row_block_s16(ctx16 + j * A, A, NULL, x16, j, nb); /* INT8 context row */
         }
         BERTL14_STAGE(ATTN_OUT);

@@ -133,8 +133,7 @@ class LinearDims(ctypes.Structure):
 
 class AttnParams(ctypes.Structure):
     """bertl14_attn_params"""
-    _fields_ = [("n", ctypes.c_uint32), ("d", ctypes.c_uint32), ("k_stride", ctypes.c_uint32),
-                ("v_stride", ctypes.c_uint32), ("scale_stride", ctypes.c_uint32), ("score_shift", ctypes.c_int32)]
+    _fields_ = [("n", ctypes.c_uint32), ("d", ctypes.c_uint32), ("score_shift", ctypes.c_int32)]
 
 
 class LayerNormParams(ctypes.Structure):
@@ -205,18 +204,58 @@ def test_block_layout_kernels(kernels, tokens, n):
     np.testing.assert_array_equal(scale, gs)
 
 
-@pytest.mark.parametrize("n,d,wide", [(1, 4, False), (7, 32, False), (33, 16, True), (64, 30, False), (130, 5, True)])
-def test_attn_context_transposed_values(kernels, n, d, wide):
+def blocks4(rows: np.ndarray) -> np.ndarray:
+    """Rows [r][len] -> blocks of four rows (bertl14_block4_index; the rows padded to a multiple of 4 with zeros)."""
+    r, n = rows.shape
+    out = np.zeros((r + 3) // 4 * 4 * n, np.int16)
+    for i in range(r):
+        for c in range(n):
+            out[(i & ~3) * n + block_index(i & 3, c, 4, n)] = rows[i, c]
+    return out
+
+
+@pytest.mark.parametrize("nq,n,d,shift", [(4, 32, 32, 32), (3, 7, 32, 31), (1, 1, 4, 36), (2, 33, 16, 40),
+                                          (4, 130, 5, 32), (4, 20, 32, 20)])
+def test_attn_scores_blocks(kernels, nq, n, d, shift):
     lib = lib_for(kernels)
-    lib.bertl14_attn_context_s8.argtypes = [P, P, P, P, P, P]
+    lib.bertl14_attn_scores_s8.argtypes = [P, P, P, ctypes.c_uint32, P, P, ctypes.c_uint32, P, P]
     rng = np.random.default_rng(n * 100 + d)
-    p = rng.integers(0, 256, n).astype(np.uint8)
-    sv = rng.integers(1, 131072 if wide else 30000, n).astype(np.uint32)   # weights of 17 bits, or int16 ones
-    v8 = rng.integers(-128, 128, size=(n, d)).astype(np.int8)
-    stride = n + 3                                             # channel c's n values at c * stride
-    vt = np.zeros((d, stride), np.int8)
+    npad = (n + 15) & ~15
+    q8 = rng.integers(-128, 128, size=(nq, d))
+    k8 = rng.integers(-128, 128, size=(n, d))
+    sq = rng.integers(1, 30000, nq).astype(np.uint32)
+    sk = np.zeros(npad, np.uint32)
+    sk[:n] = rng.integers(1, 66000 if d == 16 else 30000, n)            # d 16: some products beyond 31 bits
+    q = blocks4(np.vstack([q8, np.zeros((4 - nq, d), np.int64)]))
+    k = blocks4(k8)
+    scores, mx = np.zeros(4 * npad, np.int32), np.zeros(4, np.int32)
+    ap = AttnParams(n, d, shift)
+    lib.bertl14_attn_scores_s8(ctypes.byref(ap), ptr(q), ptr(sq), nq, ptr(k), ptr(sk), int(sk[:n].max()),
+                               ptr(scores), ptr(mx))
+    want = R.sat(R.rsr(R.imatmul(q8, k8.T) * (sq.astype(np.int64)[:, None] * sk[:n].astype(np.int64)[None, :]),
+                       shift), 32)
+    np.testing.assert_array_equal(scores.reshape(4, npad)[:nq, :n], want)
+    np.testing.assert_array_equal(mx[:nq], want.max(axis=1))
+
+
+@pytest.mark.parametrize("nq,n,d,wide", [(1, 1, 4, False), (4, 7, 32, False), (3, 33, 16, True), (2, 64, 30, False),
+                                         (4, 130, 5, True)])
+def test_attn_context_blocks(kernels, nq, n, d, wide):
+    lib = lib_for(kernels)
+    lib.bertl14_attn_context_s8.argtypes = [P, P, ctypes.c_uint32, P, P, ctypes.c_uint32, P, P, ctypes.c_uint32]
+    rng = np.random.default_rng(n * 100 + d)
+    npad = (n + 15) & ~15
+    p = rng.integers(0, 256, size=(4, npad)).astype(np.uint8)     # beyond n: what the kernel must ignore
+    sv = rng.integers(1, 131072 if wide else 30000, npad).astype(np.uint32)   # weights of 17 bits, or int16 ones
+    sv[n:] = 0                                                             # the padded keys' scales
+    v8 = rng.integers(-128, 128, size=(n, d))
+    vt = np.zeros((d, npad), np.int64)
     vt[:, :n] = v8.T
-    w, out = np.zeros(n, np.int32), np.zeros(d, np.int16)
-    ap = AttnParams(n, d, 0, stride, 1, 0)
-    lib.bertl14_attn_context_s8(ctypes.byref(ap), ptr(p), ptr(vt), ptr(sv), ptr(w), ptr(out))
-    np.testing.assert_array_equal(out, R.attn_context_s8(p[None, :], v8, sv)[0])
+    vt[:, n:] = rng.integers(-128, 128, size=(d, npad - n))                # beyond n: any finite value
+    v = blocks4(vt)
+    w, out = np.zeros(4 * npad, np.int16), np.full((4, d + 2), 0x55, np.int16)
+    ap = AttnParams(n, d, 0)
+    lib.bertl14_attn_context_s8(ctypes.byref(ap), ptr(p), nq, ptr(v), ptr(sv), int(sv[:n].max()), ptr(w), ptr(out),
+                                d + 2)
+    np.testing.assert_array_equal(out[:nq, :d], R.attn_context_s8(p[:nq, :n], v8, sv[:n]))
+    assert (out[:nq, d:] == 0x55).all() and (out[nq:] == 0x55).all()

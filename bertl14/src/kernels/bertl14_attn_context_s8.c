@@ -1,54 +1,15 @@
-/* Attention context of one head: probabilities x values (docs/numerics.md "context"), the values stored transposed
- * (each channel's values of the n keys contiguous), so each output channel is one dot product over the keys. The
- * weights w_u are computed once into the caller's scratch; when they all fit int16 (the case in every converted
- * model: w_u <= p_u * s_v / 256) the DSP body packs them once as pairs of keys two apart, (w_4g, w_4g+2) and
- * (w_4g+1, w_4g+3), which is what SXTB16 makes of four keys' values of a channel: per four keys and two channels
- * two word loads, four SXTB16 and four SMLAD. Else (and for the last n % 4 keys) one MLA a value. The Helium body
- * (BERTL14_USE_MVE) computes the weights four a vector, stored as int16 by a narrowing store (int32, computed again,
- * when one needs 17 bits), and takes four channels a pass: per eight keys one weight load, four VLDRB.S16 and four
- * VMLADAVA, unpredicated but for the last n % 8 keys; the four sums are rounded and saturated as one vector. */
+/* Attention context of a block of queries, one head (docs/numerics.md "context"): the weights w_ju = rsr(p_ju *
+ * sv_u, 8) times the values, a matmul of two operands in blocks of four rows (bertl14_kernels.h): the weights'
+ * rows (queries) and the transposed values' rows (channels), both over the padded keys. When every sv_u < 2^15
+ * (then every w_ju < 2^15; the case in every converted model) the DSP body makes the weights as int16, two keys
+ * a multiply-accumulate pair each (SMLABB/SMLATB from the probabilities unpacked by UXTB16), and takes two
+ * channels against two queries a step (bertl14_dot2x2_block4: 12 instructions for 16 MACs). Else, and in the
+ * portable body, one MLA a term, the weights made on the way. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
-#if defined(BERTL14_USE_MVE)
-#include "bertl14_mve.h"
-#endif
+#include "bertl14_block4_dot.h"
 
-#if defined(BERTL14_USE_MVE)
-/* w_u = (p_u * sv_u + 128) >> 8 four a vector (p widened from bytes, sv gathered: sv_stride words apart) into w as
- * int16 (narrow: the low halves, w's first 2n bytes; exact when every w_u < 2^15) or int32; returns the OR of all of
- * them (p <= 255, sv < 2^17: w < 2^17, so >= 2^15 iff some w_u is) */
-static inline uint32_t weights_mve(const uint8_t *p, const uint32_t *sv, uint32_t sv_stride, uint32_t n, int32_t *w,
-                                   int narrow)
-{
-    const uint32x4_t sv_off = vmulq_n_u32(vidupq_n_u32(0u, 1), sv_stride);
-    uint32x4_t orv = vdupq_n_u32(0u);
-    for (uint32_t u = 0; u < n; u += 4u) {
-        const mve_pred16_t pu = vctp32q(n - u);
-        const uint32x4_t pv = vldrbq_z_u32(p + u, pu);
-        const uint32x4_t s = vldrwq_gather_shifted_offset_z_u32(sv + u * sv_stride, sv_off, pu);
-        const uint32x4_t wv = vrshrq_n_u32(vmulq_u32(pv, s), 8);                /* zero in the lanes beyond n */
-        orv = vorrq_u32(orv, wv);
-        if (narrow) {
-            vstrhq_p_s32((int16_t *)(void *)w + u, vreinterpretq_s32_u32(wv), pu);
-        } else {
-            vstrwq_p_s32(w + u, vreinterpretq_s32_u32(wv), pu);
-        }
-    }
-    return vmaxvq_u32(0u, orv);
-}
-#else
-/* w_u = (p_u * sv_u + 128) >> 8 into w; returns the OR of all of them (p <= 255, sv < 2^17: w < 2^17) */
-static inline uint32_t weights(const uint8_t *p, const uint32_t *sv, uint32_t sv_stride, uint32_t n, int32_t *w)
-{
-    uint32_t wor = 0;
-    for (uint32_t u = 0; u < n; u++) {
-        w[u] = (int32_t)(((uint32_t)p[u] * sv[u * sv_stride] + 128u) >> 8);
-        wor |= (uint32_t)w[u];
-    }
-    return wor;
-}
-
-/* ctx = sat16(rsr(c, 8)); sum_u w_u * 128 < 2^25 for n <= 512, so c + 128 cannot overflow */
+/* ctx = sat16(rsr(c, 8)); sum_u w_u * 128 < 2^26 for n <= 512 (w < 2^17, sum p <= 256 + n/2) */
 static inline int16_t out16(int32_t c)
 {
 #if defined(BERTL14_USE_DSP)
@@ -58,121 +19,174 @@ static inline int16_t out16(int32_t c)
 #endif
 }
 
-/* sum_u w_u * row[u] for keys u0..n-1, one MLA a value */
-static inline int32_t dot_tail(const int32_t *w, const int8_t *row, uint32_t u0, uint32_t n, int32_t c)
-{
-    for (uint32_t u = u0; u < n; u++) {
-        c += w[u] * row[u];
+#if defined(BERTL14_USE_DSP)
+#if BERTL14_ACLE_NATIVE && defined(__GNUC__)
+/* p * sv + 128 of a half of p and a half of sv (b: the low, t: the high half), as int16 */
+#define BL14_MLA(xy) \
+    static inline int32_t mla_##xy(uint32_t p, uint32_t sv) \
+    { \
+        int32_t r; \
+        __asm("smla" #xy " %0, %1, %2, %3" : "=r"(r) : "r"(p), "r"(sv), "r"(128)); \
+        return r; \
     }
-    return c;
+BL14_MLA(bb)
+BL14_MLA(bt)
+BL14_MLA(tb)
+BL14_MLA(tt)
+#undef BL14_MLA
+static inline uint32_t uxtb16(uint32_t x)
+{
+    uint32_t r;
+    __asm("uxtb16 %0, %1" : "=r"(r) : "r"(x));
+    return r;
 }
+static inline uint32_t uxtb16_ror8(uint32_t x)
+{
+    uint32_t r;
+    __asm("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+/* (a >> 8) in the low half, (b >> 8) in the high half, for 0 <= a, b < 2^23 */
+static inline uint32_t pack_w(int32_t a, int32_t b)
+{
+    uint32_t r;
+    __asm("pkhbt %0, %1, %2, lsl #8" : "=r"(r) : "r"((uint32_t)a >> 8), "r"(b));
+    return r;
+}
+#else
+static inline int32_t mla_bb(uint32_t p, uint32_t sv) { return (int32_t)(p & 0xFFFFu) * (int32_t)(sv & 0xFFFFu) + 128; }
+static inline int32_t mla_bt(uint32_t p, uint32_t sv) { return (int32_t)(p & 0xFFFFu) * (int32_t)(sv >> 16) + 128; }
+static inline int32_t mla_tb(uint32_t p, uint32_t sv) { return (int32_t)(p >> 16) * (int32_t)(sv & 0xFFFFu) + 128; }
+static inline int32_t mla_tt(uint32_t p, uint32_t sv) { return (int32_t)(p >> 16) * (int32_t)(sv >> 16) + 128; }
+static inline uint32_t uxtb16(uint32_t x) { return x & 0x00FF00FFu; }
+static inline uint32_t uxtb16_ror8(uint32_t x) { return (x >> 8) & 0x00FF00FFu; }
+static inline uint32_t pack_w(int32_t a, int32_t b) { return ((uint32_t)a >> 8) | (((uint32_t)b << 8) & 0xFFFF0000u); }
 #endif
 
-void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, const int8_t *v, const uint32_t *sv,
-                             int32_t *w, int16_t *ctx)
+/* The weights of the four rows as int16 in blocks of four rows (len np; those of rows beyond nq are not used),
+ * four keys a step: the keys' scales loaded once for the rows and packed in pairs (SMLAxy takes either half);
+ * every sv_u < 2^15, and zero beyond n (so are those weights) */
+static inline __attribute__((always_inline)) void weights_row(const uint8_t *p, uint32_t sv01, uint32_t sv23,
+                                                              uint32_t *wj)
 {
-    const uint32_t n = ap->n, d = ap->d, v_stride = ap->v_stride, sv_stride = ap->scale_stride;
-#if defined(BERTL14_USE_MVE)
-    if (weights_mve(p, sv, sv_stride, n, w, 1) < 0x8000u) {
-        /* int16 weights (w16); eight keys a VMLADAVA, the last n % 8 with the lanes beyond n predicated off */
-        const int16_t *const w16 = (const int16_t *)(const void *)w;
-        const uint32_t n8 = n & ~7u;
-        const mve_pred16_t pt = vctp16q(n - n8);
-        uint32_t c = 0;
-        for (; c + 4u <= d; c += 4u) {                             /* four channels a pass, one weight load */
-            const int8_t *r0 = v + c * v_stride, *r1 = r0 + v_stride, *r2 = r1 + v_stride, *r3 = r2 + v_stride;
-            const int16_t *wp = w16;
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            for (uint32_t u = 0; u < n8; u += 8u) {
-                const int16x8_t wv = vld1q_s16(wp);
-                a0 = vmladavaq_s16(a0, vldrbq_s16(r0), wv);
-                a1 = vmladavaq_s16(a1, vldrbq_s16(r1), wv);
-                a2 = vmladavaq_s16(a2, vldrbq_s16(r2), wv);
-                a3 = vmladavaq_s16(a3, vldrbq_s16(r3), wv);
-                wp += 8;
-                r0 += 8;
-                r1 += 8;
-                r2 += 8;
-                r3 += 8;
-            }
-            if (n8 < n) {                                          /* zero beyond n: those lanes add nothing */
-                const int16x8_t wv = vldrhq_z_s16(wp, pt);
-                a0 = vmladavaq_s16(a0, vldrbq_z_s16(r0, pt), wv);
-                a1 = vmladavaq_s16(a1, vldrbq_z_s16(r1, pt), wv);
-                a2 = vmladavaq_s16(a2, vldrbq_z_s16(r2, pt), wv);
-                a3 = vmladavaq_s16(a3, vldrbq_z_s16(r3, pt), wv);
-            }
-            /* ctx = sat16(rsr(a, 8)): VRSHR is exact, VQMOVNB saturates into the low halves */
-            const int32x4_t a = vrshrq_n_s32(bertl14_lanes_mve(a0, a1, a2, a3), 8);
-            vstrhq_s32(ctx + c, vreinterpretq_s32_s16(vqmovnbq_s32(vdupq_n_s16(0), a)));
-        }
-        for (; c < d; c++) {                                       /* the last 1..3 channels */
-            const int8_t *const r = v + c * v_stride;
-            int32_t acc = 0;
-            for (uint32_t u = 0; u < n; u += 8u) {
-                const mve_pred16_t pu = vctp16q(n - u);
-                acc = vmladavaq_s16(acc, vldrbq_z_s16(r + u, pu), vldrhq_z_s16(w16 + u, pu));
-            }
-            ctx[c] = (int16_t)bertl14_sat16(bertl14_rsr32(acc, 8));
-        }
-        return;
+    const uint32_t p4 = bertl14_ld32(p);
+    const uint32_t pe = uxtb16(p4), po = uxtb16_ror8(p4);                   /* (p0, p2), (p1, p3) */
+    wj[0] = pack_w(mla_bb(pe, sv01), mla_bt(po, sv01));
+    wj[1] = pack_w(mla_tb(pe, sv23), mla_tt(po, sv23));
+}
+
+static void weights16(const uint8_t *p, const uint32_t *sv, uint32_t n, int16_t *w)
+{
+    const uint32_t np = bertl14_attn_padded(n);
+    uint32_t *wg = (uint32_t *)(void *)w;                                   /* row j's chunk: words 2j, 2j + 1 */
+    const uint8_t *const p1 = p + np, *const p2 = p1 + np, *const p3 = p2 + np;
+    for (uint32_t u = 0; u < np; u += 4u, wg += 8) {                       /* all four rows: no test a row */
+        const uint32_t sv01 = bertl14_pack_lo16(sv[u], sv[u + 1u]), sv23 = bertl14_pack_lo16(sv[u + 2u], sv[u + 3u]);
+        weights_row(p + u, sv01, sv23, wg);
+        weights_row(p1 + u, sv01, sv23, wg + 2);
+        weights_row(p2 + u, sv01, sv23, wg + 4);
+        weights_row(p3 + u, sv01, sv23, wg + 6);
     }
-    (void)weights_mve(p, sv, sv_stride, n, w, 0);                  /* 17-bit weights, as int32 */
-    for (uint32_t c = 0; c < d; c++) {                             /* four keys a VMLADAVA */
-        const int8_t *const row = v + c * v_stride;
-        int32_t acc = 0;
-        for (uint32_t u = 0; u < n; u += 4u) {
-            const mve_pred16_t pu = vctp32q(n - u);
-            acc = vmladavaq_p_s32(acc, vldrbq_z_s32(row + u, pu), vldrwq_z_s32(w + u, pu), pu);
-        }
-        ctx[c] = (int16_t)bertl14_sat16(bertl14_rsr32(acc, 8));
+}
+
+/* Channels of rows c, c + 1 of the values (block base v, row c & 3) against queries j, j + 1 (rows of w): ctx of
+ * the rows below nq and the channels below d */
+static void tile(const int16_t *v, uint32_t c, const int16_t *w, uint32_t j, uint32_t nq, uint32_t d, uint32_t chunks,
+                 int16_t *ctx, uint32_t ctx_stride)
+{
+    int32_t acc[4];
+    bertl14_dot2x2_block4(v + 4u * (c & 3u), w + 4u * j, chunks, acc);
+    int16_t *const o = ctx + j * ctx_stride + c;
+    o[0] = out16(acc[0]);
+    if (c + 1u < d) {
+        o[1] = out16(acc[2]);
     }
+    if (j + 1u < nq) {
+        o[ctx_stride] = out16(acc[1]);
+        if (c + 1u < d) {
+            o[ctx_stride + 1u] = out16(acc[3]);
+        }
+    }
+}
+
+#if BERTL14_BLOCK4_ASM
+/* Every channel (d % 4 == 0) of a query pair (rows w, w + 4 of the weights) in assembly, two channels a tile
+ * (bertl14_dot2x2_block4's scheme; the sums start at 128, the rounding of rsr(c, 8)), the outputs of a channel pair
+ * saturated (SSAT) and packed into one word a row; the loop's state in a frame on the stack, r7 left to a frame
+ * pointer. o0, o1: the rows' outputs, 4-byte aligned. */
+#define BL14_C2 "ldrd r10, r11, [r0, #8]\n\tldrd r8, r9, [r0], #32\n\tldrd r12, lr, [r1, #8]\n\t" \
+    "smlad r4, r8, r12, r4\n\tsmlad r4, r9, lr, r4\n\tsmlad r6, r10, r12, r6\n\tsmlad r6, r11, lr, r6\n\t" \
+    "ldrd r12, lr, [r1], #32\n\t" \
+    "smlad r3, r8, r12, r3\n\tsmlad r3, r9, lr, r3\n\tsmlad r5, r10, r12, r5\n\tsmlad r5, r11, lr, r5\n\t"
+/* ctx[j][c] r3, ctx[j][c + 1] r5, ctx[j + 1][c] r4, ctx[j + 1][c + 1] r6 */
+#define BL14_TILE "movs r3, #128\n\tmovs r4, #128\n\tmovs r5, #128\n\tmovs r6, #128\n\t" \
+    "ldrd r1, r2, [sp, #0]\n" \
+    "2:\n\t" BL14_C2 BL14_C2 BL14_C2 BL14_C2 "subs r2, r2, #1\n\tbne 2b\n\t" \
+    "ssat r3, #16, r3, asr #8\n\tssat r5, #16, r5, asr #8\n\tssat r4, #16, r4, asr #8\n\t" \
+    "ssat r6, #16, r6, asr #8\n\tpkhbt r3, r3, r5, lsl #16\n\tpkhbt r4, r4, r6, lsl #16\n\t" \
+    "ldrd r8, r9, [sp, #16]\n\tstr r3, [r8], #4\n\tstr r4, [r9], #4\n\tstrd r8, r9, [sp, #16]\n\t"
+static void pair_asm(const int16_t *v, const int16_t *w, uint32_t np, uint32_t d, int16_t *o0, int16_t *o1)
+{
+    uint32_t frame[8] = {(uint32_t)(uintptr_t)w, np / 16u, 0, 8u * np - 16u, (uint32_t)(uintptr_t)o0,
+                         (uint32_t)(uintptr_t)o1, (uint32_t)(uintptr_t)(o0 + d), 0};
+    register const int16_t *r0 __asm("r0") = v;
+    register const uint32_t *r1 __asm("r1") = frame;
+    __asm volatile("sub sp, sp, #32\n\t"
+                   "ldrd r2, r3, [r1, #0]\n\tstrd r2, r3, [sp, #0]\n\t"
+                   "ldrd r2, r3, [r1, #8]\n\tstrd r2, r3, [sp, #8]\n\t"
+                   "ldrd r2, r3, [r1, #16]\n\tstrd r2, r3, [sp, #16]\n\tldr r2, [r1, #24]\n\tstr r2, [sp, #24]\n"
+                   /* channels 0, 1 of a block, then 2, 3 (back 8 np - 16 bytes), then the next block (back 16) */
+                   "1:\n\t" BL14_TILE "ldr r12, [sp, #12]\n\tsub r0, r0, r12\n\t" BL14_TILE "sub r0, r0, #16\n\t"
+                   "ldr r12, [sp, #24]\n\tcmp r8, r12\n\tbne 1b\n\t"
+                   "add sp, sp, #32"
+                   : "+r"(r0), "+r"(r1)
+                   :
+                   : "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r10", "r11", "r12", "lr", "cc", "memory");
+}
+#undef BL14_TILE
+#undef BL14_C2
+#define BL14_PAIR_ASM 1
 #else
-    const uint32_t wor = weights(p, sv, sv_stride, n, w);
-    uint32_t c = 0;
+#define BL14_PAIR_ASM 0
+#endif
+#endif
+
+void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, uint32_t nq, const int16_t *v,
+                             const uint32_t *sv, uint32_t sv_max, int16_t *w, int16_t *ctx, uint32_t ctx_stride)
+{
+    const uint32_t n = ap->n, d = ap->d, np = bertl14_attn_padded(n);
 #if defined(BERTL14_USE_DSP)
-    if (wor < 0x8000u) {
-        /* four keys' weights as two int16 pairs, in place: group g's pair words 2g, 2g + 1 come from words 4g..4g+3
-         * (read first); the last n % 4 weights (words 4G..n-1) stay as they are */
-        const uint32_t groups = n / 4u;
-        for (uint32_t g = 0; g < groups; g++) {
-            const uint32_t w0 = (uint32_t)w[4u * g], w1 = (uint32_t)w[4u * g + 1u];
-            const uint32_t w2 = (uint32_t)w[4u * g + 2u], w3 = (uint32_t)w[4u * g + 3u];
-            w[2u * g] = (int32_t)bertl14_pack_lo16(w0, w2);
-            w[2u * g + 1u] = (int32_t)bertl14_pack_lo16(w1, w3);
-        }
-        const uint32_t *const wp = (const uint32_t *)w;
-        for (; c + 2u <= d; c += 2u) {                              /* two channels a pass */
-            const int8_t *const r0 = v + c * v_stride, *const r1 = r0 + v_stride;
-            int32_t a0 = 0, a1 = 0;
-            for (uint32_t g = 0; g < groups; g++) {
-                const uint32_t e = wp[2u * g], o = wp[2u * g + 1u];
-                const uint32_t x0 = bertl14_ld32(r0 + 4u * g), x1 = bertl14_ld32(r1 + 4u * g);
-                a0 = bertl14_smlad(e, bertl14_sxtb16(x0), a0);           /* w_4g v_4g + w_4g+2 v_4g+2 */
-                a0 = bertl14_smlad(o, bertl14_sxtb16_ror8(x0), a0);      /* w_4g+1 v_4g+1 + w_4g+3 v_4g+3 */
-                a1 = bertl14_smlad(e, bertl14_sxtb16(x1), a1);
-                a1 = bertl14_smlad(o, bertl14_sxtb16_ror8(x1), a1);
+    if (sv_max < 0x8000u) {
+        weights16(p, sv, n, w);
+        const uint32_t chunks = np / 4u;
+        uint32_t j = 0;
+#if BL14_PAIR_ASM
+        if (d % 4u == 0u && !(((uintptr_t)ctx | (ctx_stride * 2u)) & 3u)) {  /* whole pairs in assembly */
+            for (; j + 2u <= nq; j += 2u) {
+                pair_asm(v, w + 4u * j, np, d, ctx + j * ctx_stride, ctx + (j + 1u) * ctx_stride);
             }
-            ctx[c] = out16(dot_tail(w, r0, 4u * groups, n, a0));
-            ctx[c + 1u] = out16(dot_tail(w, r1, 4u * groups, n, a1));
         }
-        if (c < d) {                                                /* an odd d's last channel */
-            const int8_t *const r0 = v + c * v_stride;
-            int32_t a0 = 0;
-            for (uint32_t g = 0; g < groups; g++) {
-                const uint32_t x0 = bertl14_ld32(r0 + 4u * g);
-                a0 = bertl14_smlad(wp[2u * g], bertl14_sxtb16(x0), a0);
-                a0 = bertl14_smlad(wp[2u * g + 1u], bertl14_sxtb16_ror8(x0), a0);
+#endif
+        for (; j < nq; j += 2u) {                                   /* two queries (rows of the weights) */
+            for (uint32_t c = 0; c < d; c += 2u) {                  /* two channels (rows of a values block) */
+                tile(v + (c & ~3u) * np, c, w, j, nq, d, chunks, ctx, ctx_stride);
             }
-            ctx[c] = out16(dot_tail(w, r0, 4u * groups, n, a0));
         }
         return;
     }
 #else
-    (void)wor;                                                     /* the DSP body's test */
+    (void)sv_max;                                                  /* the DSP body's test */
+    (void)w;
 #endif
-    for (; c < d; c++) {                                           /* one channel a pass */
-        ctx[c] = out16(dot_tail(w, v + c * v_stride, 0, n, 0));
+    for (uint32_t j = 0; j < nq; j++) {                            /* one MLA a term */
+        const uint8_t *const pj = p + j * np;
+        for (uint32_t c = 0; c < d; c++) {
+            const int16_t *const row = v + (c & ~3u) * np + 4u * (c & 3u);     /* key u at row[(u / 4) * 16 + u % 4] */
+            int32_t acc = 0;
+            for (uint32_t u = 0; u < n; u++) {
+                acc += (int32_t)((pj[u] * sv[u] + 128u) >> 8) * row[(u & ~3u) * 4u + (u & 3u)];
+            }
+            ctx[j * ctx_stride + c] = out16(acc);
+        }
     }
-#endif
 }

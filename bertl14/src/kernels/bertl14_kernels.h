@@ -9,11 +9,11 @@
  * as `_w<bits>`: bertl14_linear_s8_w16.c (INT16 weights), bertl14_linear_s8_w8.c (INT8 weights). A file may
  * export the layouts of its op (a row, a token of a block, the block in place) and the op fused with the next
  * step where the encoder needs it; the static-inline steps that two kernel files share live in small internal
- * headers (bertl14_quantize.h, bertl14_linear_store.h), the primitives every kernel uses below.
+ * headers (bertl14_quantize.h, bertl14_linear_store.h, bertl14_block4_dot.h), the primitives every kernel uses below.
  *
  * Every kernel has a portable C body and, when BERTL14_USE_DSP is defined, a body written with ACLE DSP
- * intrinsics (emulated in C on hosts without them). The ops that gain from vectors (linear, attention scores
- * and context, softmax, GELU, LayerNorm, the residual, row quantization) also have a Helium body, used when
+ * intrinsics (emulated in C on hosts without them). The ops that gain from vectors (linear, softmax, GELU,
+ * LayerNorm, the residual, row quantization) also have a Helium body, used when
  * BERTL14_USE_MVE is defined (Cortex-M55 and other cores with the M-profile Vector Extension; bertl14_mve.h):
  * it sits in the op's own file under #if defined(BERTL14_USE_MVE), before the DSP body, which it replaces; the
  * other ops keep their DSP body (an MVE build defines both). Every body computes the same bits.
@@ -257,24 +257,45 @@ void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant
 
 /* bertl14_attn_scores_s8.c, bertl14_softmax_s32.c, bertl14_attn_context_s8.c */
 
-/** Shapes and score shift of one layer's attention, the same for every head and query row. */
+/*
+ * The attention's operands are blocks of four rows: rows r..r+3 (r a multiple of 4) of `len` int16 values in the
+ * block layout of four tokens (bertl14_block_index(r & 3, i, 4, len)), one block after the other. So are the
+ * queries of a block (rows: queries), one head's keys (rows: keys, len d), one head's values transposed (rows:
+ * channels, len: the padded key count), and the context kernel's weights (rows: queries, len: the padded key
+ * count). The DSP body then takes two rows of one block against two rows of another with double-word loads.
+ */
+
+/** Keys rounded up to a multiple of 16 (whole groups of four chunks): the row length of the transposed values, the
+ *  weights, the probabilities and the scores, and the row count of the keys. */
+static inline uint32_t bertl14_attn_padded(uint32_t n) { return (n + 15u) & ~15u; }
+
+/** Index of value i of row r in blocks of four rows of len values (see above). */
+static inline uint32_t bertl14_block4_index(uint32_t r, uint32_t i, uint32_t len)
+{
+    return (r & ~3u) * len + bertl14_block_index(r & 3u, i, 4u, len);
+}
+
+/** Shapes and score shift of one layer's attention, the same for every head and block of queries. */
 typedef struct {
-    uint32_t n;            /**< keys: tokens of the sequence */
+    uint32_t n;            /**< keys: tokens of the sequence (the rows below are bertl14_attn_padded(n) long) */
     uint32_t d;            /**< head dimension: values in one head's slice of a row */
-    uint32_t k_stride;     /**< bytes between two tokens' key rows (every head's keys of a token are one row) */
-    uint32_t v_stride;     /**< values between two channels' rows of the transposed values (a channel's n tokens) */
-    uint32_t scale_stride; /**< words between two tokens' scales of one head (the heads' scales of a token adjoin) */
     int32_t score_shift;   /**< the scores' shift to Q(F_SM): f_q + f_k + 16 - F_SM */
 } bertl14_attn_params;
 
 /**
- * Attention scores of one query row against n keys, one head:
- * x_u = rsr(sum_d q[d]*k[u,d] * (sq * sk_u), score_shift).
- * @param q      d int8 query values, sq their row scale
- * @param k      the head's slice of the first key row (int8); sk the head's scale of the first token
+ * Attention scores of nq (1..4) query rows against n keys, one head:
+ * x_ju = sat32(rsr(sum_i q[j,i]*k[u,i] * (sq_j * sk_u), score_shift)).
+ * @param q       the queries: one block of four rows of d values in the int8 range (rows beyond nq unused)
+ * @param sq      their row scales (nq)
+ * @param k       the keys: blocks of four rows of d values in the int8 range (n rows; a last block's rows
+ *                beyond n unused)
+ * @param sk      the keys' scales, bertl14_attn_padded(n) words (those beyond n unused)
+ * @param sk_max  max of sk[0..n-1] (the fast scaling's test)
+ * @param scores  row j (n scores of query j) at scores + j * bertl14_attn_padded(n); four rows of room
+ * @param max     max[j]: the largest of row j's scores
  */
-void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint32_t sq, const int8_t *k,
-                            const uint32_t *sk, int32_t *scores);
+void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int16_t *q, const uint32_t *sq, uint32_t nq,
+                            const int16_t *k, const uint32_t *sk, uint32_t sk_max, int32_t *scores, int32_t *max);
 
 /**
  * LUT softmax of the attention (numerics "softmax", v1.2): n (1..512) scores in Q(F_SM) -> probabilities p_u in
@@ -284,16 +305,23 @@ void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int8_t *q, uint
 void bertl14_softmax_s32(int32_t *scores, uint32_t n, int32_t max, uint8_t *p);
 
 /**
- * Attention context of one head: w_u = rsr(p_u * sv_u, 8); c[d] = sum_u w_u * v[u,d];
- * ctx[d] = sat16(rsr(c[d], 8)). The values are stored transposed: channel c's n values (key u at u) start at
- * v + c * v_stride; sv is the head's scale of the first token. `w` is scratch of
- * bertl14_attn_context_s8_get_buffer_size bytes (may be the softmax's scores).
+ * Attention context of nq (1..4) query rows, one head: w_ju = rsr(p_ju * sv_u, 8); c[j,c] = sum_u w_ju * v[u,c];
+ * ctx[j,c] = sat16(rsr(c[j,c], 8)).
+ * @param p       row j (n probabilities) at p + j * bertl14_attn_padded(n); four rows of room
+ * @param v       the values transposed: blocks of four rows (channels) of bertl14_attn_padded(n) values in the
+ *                int8 range (d rows; key u at u); those of the keys beyond n must be finite, any value
+ * @param sv      the values' scales, bertl14_attn_padded(n) words (those beyond n zero); sv_max the largest
+ * @param w       scratch of bertl14_attn_context_s8_get_buffer_size bytes, 4-byte aligned (may be the scores)
+ * @param ctx     row j's d outputs at ctx + j * ctx_stride
  */
-void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, const int8_t *v, const uint32_t *sv,
-                             int32_t *w, int16_t *ctx);
+void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, uint32_t nq, const int16_t *v,
+                             const uint32_t *sv, uint32_t sv_max, int16_t *w, int16_t *ctx, uint32_t ctx_stride);
 
-/** Scratch bytes bertl14_attn_context_s8 needs for n keys. */
-static inline uint32_t bertl14_attn_context_s8_get_buffer_size(uint32_t n) { return n * (uint32_t)sizeof(int32_t); }
+/** Scratch bytes bertl14_attn_context_s8 needs for n keys: the weights of four rows. */
+static inline uint32_t bertl14_attn_context_s8_get_buffer_size(uint32_t n)
+{
+    return 4u * bertl14_attn_padded(n) * (uint32_t)sizeof(int16_t);
+}
 
 /* bertl14_gelu_s16.c */
 

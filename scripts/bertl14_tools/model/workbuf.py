@@ -2,7 +2,8 @@
 `bertl14_plan`), byte for byte: the converter's manifest and `bertl14_config.h` use it, and the build checks a
 fixed CONFIG_BERTL14_WORK_BUFFER_SIZE against the manifest's figure (`python -m bertl14_tools.model.workbuf check`).
 
-The plan: the residual stream h, keys and values of every token (int8 + per-head uint32 scales),
+The plan: the residual stream h, keys and values of every token (int16 in the attention kernels' blocks of four
+rows, each head's together, the key count padded to a multiple of 16; per-head uint32 scales and their maxima),
 then temporaries for one block of TOKEN_BLOCK tokens (the DSP linear kernel reuses each weight
 load across the block), and last the token classifier's logits of one token row (num_tags int32; none
 without that head, so models without it keep their figure). Nothing depends on the number of layers;
@@ -22,15 +23,16 @@ def plan(hidden: int, heads_kept: int, head_dim: int, intermediate: int, num_lab
          max_seq_len: int, num_tags: int = 0) -> dict[str, int]:
     """Byte offset of every work-buffer region and `total`, exactly as bertl14_plan() lays them out."""
     n, B, H, I = max_seq_len, TOKEN_BLOCK, hidden, intermediate
-    A = heads_kept * head_dim
+    A, d, heads = heads_kept * head_dim, head_dim, heads_kept
     X, Y = max(H, A, 1), max(H, num_labels, 1)
+    npad = (n + 15) & ~15           # bertl14_attn_padded
     regions = [
         ("h", n * H), ("h_scale", n * 4),
-        ("k", n * A), ("k_scale", n * heads_kept * 4),
-        ("v", n * A), ("v_scale", n * heads_kept * 4),
+        ("k", heads * npad * d * 2), ("k_scale", heads * npad * 4),
+        ("v", heads * _a4(d) * npad * 2), ("v_scale", heads * npad * 4), ("kv_max", heads * 2 * 4),
         ("x16", B * X * 2), ("x_scale", B * 4),
-        ("q16", B * A * 2), ("q8", B * A), ("q_scale", B * heads_kept * 4),
-        ("ctx16", B * A * 2), ("scores", n * 4), ("probs", n),
+        ("q16", B * A * 2), ("q", heads * B * d * 2), ("q_scale", heads * B * 4),
+        ("ctx16", B * A * 2), ("scores", B * npad * 4), ("probs", B * npad),
         ("y32", B * Y * 4), ("ln16", B * H * 2), ("h1", B * H), ("h1_scale", B * 4),
         ("up16", B * I * 2), ("tag32", num_tags * 4),
     ]

@@ -176,7 +176,8 @@ def attn_context_s8(p, v8, sv):
 
 
 def attention_head(q8, sq, k8, sk, v8, sv, f_q: int, f_k: int):
-    """One head: scores, LUT softmax, context. C runs it one query row at a time; rows are independent."""
+    """One head: scores, LUT softmax, context. C runs it a block of up to four query rows at a time; rows are
+    independent."""
     return attn_context_s8(softmax_lut_u8(attn_scores_s8(q8, sq, k8, sk, f_q, f_k)), v8, sv)
 
 

@@ -199,37 +199,44 @@ static void check_linear_w8(void)
     report("linear_s8_w8");
 }
 
-static int8_t q8[128], kv[512 * 40];
+static int16_t q16[4 * 128] __attribute__((aligned(8))), kv16[512 * 20 + 64] __attribute__((aligned(8)));
 static uint32_t kvs[512 * 4];
-static int32_t s32a[512], s32b[512];
+static int32_t s32a[4 * 512], s32b[4 * 512], mxa[4], mxb[4];
 
-/* attn_scores_s8: head sizes 4..128 (16 and 32 take the vector scaling), 1..512 keys, odd strides, shifts 0..64,
- * scale products beyond 31 bits */
+/* attn_scores_s8: 1..4 queries, head sizes 4..128 (32 takes the DSP body's assembly), 1..512 keys (odd counts, a
+ * last partial block), shifts 0..64, scale products beyond 31 bits; the rows' scores and maxima */
 static void check_scores(void)
 {
-    static const uint32_t ds[] = {4, 6, 8, 16, 24, 32, 36, 48, 64, 128};
+    static const uint32_t ds[] = {4, 6, 8, 16, 24, 32, 32, 36, 48, 64, 128};
     for (uint32_t c = 0; c < 300u; c++, cases++) {
-        const uint32_t d = ds[rnd() % 10u];
+        const uint32_t d = ds[rnd() % 11u], nq = (uint32_t)rr(1, 4);
         uint32_t n = (uint32_t)(c % 29u == 0u ? rr(100, 512) : rr(1, 40));
-        const uint32_t kst = d * (uint32_t)rr(1, 3) + (c % 7u == 0u ? 1u : 0u), sst = (uint32_t)rr(1, 4);
-        if (n * kst > sizeof kv) {
-            n = sizeof kv / kst;
+        if (bertl14_attn_padded(n) * d > 512u * 20u) {
+            n = 512u * 20u / d & ~3u;
         }
-        for (uint32_t i = 0; i < d; i++) {
-            q8[i] = (int8_t)rr(-128, 127);
+        const uint32_t np = bertl14_attn_padded(n);
+        for (uint32_t i = 0; i < 4u * d; i++) {
+            q16[i] = (int16_t)rr(-128, 127);
         }
-        for (uint32_t i = 0; i < n * kst; i++) {
-            kv[i] = (int8_t)rr(-128, 127);
+        for (uint32_t i = 0; i < np * d; i++) {
+            kv16[i] = (int16_t)rr(-128, 127);
         }
-        for (uint32_t i = 0; i < n * sst; i++) {
-            kvs[i] = c % 5u == 0u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
+        uint32_t sk_max = 0, sq[4];
+        for (uint32_t i = 0; i < np; i++) {
+            kvs[i] = c % 5u == 0u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, c % 3u ? 30000 : 66050);
+            sk_max = i < n && kvs[i] > sk_max ? kvs[i] : sk_max;
         }
-        const uint32_t sq = c % 5u == 1u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, 66050);
-        const int32_t shift = c % 6u == 0u ? rr(0, 64) : rr(21, 40);
-        const bertl14_attn_params ap = {n, d, kst, 0, sst, shift};
-        ref_attn_scores_s8(&ap, q8, sq, kv, kvs, s32a);
-        bertl14_attn_scores_s8(&ap, q8, sq, kv, kvs, s32b);
-        check("attn_scores_s8", s32a, s32b, n * 4u, c);
+        for (uint32_t j = 0; j < 4u; j++) {
+            sq[j] = c % 5u == 1u ? (uint32_t)rr(1, 0x7fffffff) : (uint32_t)rr(1, c % 3u ? 30000 : 66050);
+        }
+        const int32_t shift = c % 6u == 0u ? rr(0, 64) : c % 6u == 1u ? rr(21, 40) : rr(30, 33);
+        const bertl14_attn_params ap = {n, d, shift};
+        ref_attn_scores_s8(&ap, q16, sq, nq, kv16, kvs, sk_max, s32a, mxa);
+        bertl14_attn_scores_s8(&ap, q16, sq, nq, kv16, kvs, sk_max, s32b, mxb);
+        for (uint32_t j = 0; j < nq; j++) {
+            check("attn_scores_s8", s32a + j * np, s32b + j * np, n * 4u, c);
+        }
+        check("attn_scores_s8", mxa, mxb, nq * 4u, c);
     }
     report("attn_scores_s8");
 }
@@ -263,35 +270,37 @@ static void check_softmax(void)
     report("softmax_s32");
 }
 
-static int16_t ctxa[128], ctxb[128];
+static int16_t ctxa[4 * 132], ctxb[4 * 132], wsc[4 * 512] __attribute__((aligned(8)));
+static uint8_t pq8[4 * 512];
 
-/* attn_context_s8: head sizes 4..128 with 1..15-channel tails, 1..512 keys, channel strides beyond the keys (odd
- * ones too) and a misaligned value block, weights beyond 16 bits */
+/* attn_context_s8: 1..4 queries, head sizes 4..128 (odd and not a multiple of 4), 1..512 keys (probabilities and
+ * values beyond n that must not count, their scales zero), output strides beyond d, weights of 16 and 17 bits */
 static void check_context(void)
 {
     static const uint32_t ds[] = {4, 6, 8, 12, 16, 24, 32, 36, 48, 64, 128};
     for (uint32_t c = 0; c < 300u; c++, cases++) {
-        const uint32_t d = ds[rnd() % 11u];
+        const uint32_t d = ds[rnd() % 11u], d4 = (d + 3u) & ~3u, nq = (uint32_t)rr(1, 4);
         uint32_t n = (uint32_t)(c % 29u == 0u ? rr(100, 512) : rr(1, 40));
-        if (d * (n + 5u) + 1u > sizeof kv) {
-            n = (sizeof kv - 1u) / d - 5u;
+        if (bertl14_attn_padded(n) * d4 > 512u * 20u) {
+            n = 512u * 20u / d4 & ~3u;
         }
-        const uint32_t vst = n + (c % 7u == 0u ? 1u : (uint32_t)rr(0, 4)), sst = (uint32_t)rr(1, 4);
-        for (uint32_t i = 0; i < n; i++) {
-            pa[i] = (uint8_t)(c % 4u == 0u ? rr(0, 255) : rr(0, 20));
+        const uint32_t np = bertl14_attn_padded(n), stride = d + (uint32_t)rr(0, 4);
+        for (uint32_t i = 0; i < 4u * np; i++) {
+            pq8[i] = (uint8_t)(c % 4u == 0u ? rr(0, 255) : rr(0, 20));
         }
-        for (uint32_t i = 0; i < d * vst + 1u; i++) {
-            kv[i] = (int8_t)rr(-128, 127);
+        for (uint32_t i = 0; i < d4 * np; i++) {
+            kv16[i] = (int16_t)rr(-128, 127);
         }
-        for (uint32_t i = 0; i < n * sst; i++) {
-            kvs[i] = c % 3u == 0u ? (uint32_t)rr(1, 131071) : (uint32_t)rr(1, 30000);
+        uint32_t sv_max = 0;
+        for (uint32_t i = 0; i < np; i++) {
+            kvs[i] = i >= n ? 0u : c % 3u == 0u ? (uint32_t)rr(1, 131071) : (uint32_t)rr(1, 30000);
+            sv_max = i < n && kvs[i] > sv_max ? kvs[i] : sv_max;
         }
         memset(ctxa, 0x55, sizeof ctxa);
         memset(ctxb, 0x55, sizeof ctxb);
-        const int8_t *v = kv + (c % 13u == 0u ? 1 : 0);
-        const bertl14_attn_params ap = {n, d, 0, vst, sst, 0};
-        ref_attn_context_s8(&ap, pa, v, kvs, s32a, ctxa);
-        bertl14_attn_context_s8(&ap, pa, v, kvs, s32b, ctxb);
+        const bertl14_attn_params ap = {n, d, 0};
+        ref_attn_context_s8(&ap, pq8, nq, kv16, kvs, sv_max, wsc, ctxa, stride);
+        bertl14_attn_context_s8(&ap, pq8, nq, kv16, kvs, sv_max, wsc, ctxb, stride);
         check("attn_context_s8", ctxa, ctxb, sizeof ctxa, c);
     }
     report("attn_context_s8");
