@@ -359,6 +359,14 @@ typedef struct {
     int32_t pos_shift;   /**< the position table's shift */
 } bertl14_embedding_quant;
 
+/** Whether an embedding lookup runs in 32-bit pieces: both shifts 1..31 and both scales < 2^16 (the blob's uint16), so
+ *  |x * scale| < 2^23 and the rounding term (<= 2^30) fit int32, and rsr is (x * scale + 2^(shift-1)) >> shift. */
+static inline int bertl14_embedding_fast(const bertl14_embedding_quant *q)
+{
+    return q->word_shift >= 1 && q->word_shift <= 31 && q->pos_shift >= 1 && q->pos_shift <= 31 &&
+           q->word_scale < 65536u && q->pos_scale < 65536u;
+}
+
 /** Embedding lookup of one token (embedding_s8 / embedding_s4) into e (int32, Q(f_e)), n channels:
  *  e_c = rsr(word[c] * word_scale, word_shift) + rsr(pos[c] * pos_scale, pos_shift). */
 void bertl14_embedding_s8(const int8_t *word, const int8_t *pos, const bertl14_embedding_quant *q, uint32_t n,
