@@ -822,18 +822,21 @@ def write_report(rep: dict, out: Path) -> None:
         lines.append(f"| work buffer <= 192 KB at 512 tokens | {wb:,} B ({wb / 1024:.1f} KB) | {met(wb <= 192 * 1024)} |")
         lines.append(f"| instructions at 512 tokens (reported) | {dsp[512]['instructions']:,} "
                      f"({dsp[512]['instructions_per_mac']} per MAC) | |")
-    lines += ["", "Where the misses come from (DSP kernels, see the share table above):", "",
-              "- linear: the inner loop (`dot4_contig`) is 13 instructions per 16 MACs (0.84 a MAC with the loop); the rest "
-              "is the per-output-channel requantization of a block of 4 tokens (about 90 instructions per output channel "
-              "and block), 0.2-0.3 a MAC at 64-96 inputs. Blocks of 8 tokens or 2 output channels a pass do not fit the 14 "
-              "usable registers of the inline assembly, and the library's code is held to its budget "
-              "(`tests/lib/test_footprint.py`; the library code sizes are listed below).",
-              "- end to end: GELU, row quantization and LayerNorm cost 20-60 instructions per element and are about a quarter of the "
-              "instructions at 16-32 tokens; from 128 tokens attention (scores, softmax, context: quadratic) dominates.",
+    lines += ["", "How the DSP kernels get there, and what is left (see the share table above):", "",
+              "- linear (about 60 % of a sentence): `block4_channels`, one assembly loop over the output channels of a "
+              "block of four tokens, two channels a pass as 2 x 2 tiles (two weight LDRD, two activation LDRD, eight SMLAD: "
+              "12 instructions for 16 MACs), the requantized stores in registers (SMMLA, shift, QADD, SSAT): 0.905 a MAC "
+              "with INT16 weights. INT8 weights take two SXTB16 for every four weights and do not gain from the tile "
+              "(0.94 a MAC).",
+              "- attention: the scores and the context are block matmuls over int16 operands in blocks of four rows "
+              "(`bertl14_block4_dot.h`, 12 instructions for 16 MACs), the scores kernel handing each row's maximum to the "
+              "softmax; the keys and values are held as int16, which costs work buffer (2 x n x heads x head size bytes).",
               "- softmax: numerics v1.2's attention exp (one SMMLS for (max - x) log2(e), one table entry without "
               "interpolation, one shift) with the 32-bit sum is 8.5 instructions an element, the normalization (SMMULR, "
-              "USAT) 4, plus one 32-bit division a row; the stage also counts the pass that finds the row's maximum "
-              "unless the scores kernel returns it. The classifier's score keeps v1.1's interpolated exp.",
+              "USAT) 4, plus one 32-bit division a row. The classifier's score keeps v1.1's interpolated exp.",
+              "- GELU (about 50 instructions an element with its row quantization), row quantization and residual + "
+              "LayerNorm (about 40 an element) are a fifth of a short sentence: the largest share left outside the "
+              "matmuls.",
               "- float32 naive runs at about 5.5 instructions per MAC (the M7's FPU does one multiply-accumulate an "
               "instruction), so >= 4x needs the DSP build at <= 1.4 instructions per MAC end to end."]
     lines += peer_section(rep, met)
