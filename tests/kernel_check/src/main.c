@@ -95,6 +95,33 @@ static int16_t mult[256], shf[256];
 static int32_t bias[257];
 static uint32_t xsc[8];
 
+/* One random linear case (case c, the mult/shf/bias and xsc above) of the kernel for INT8 (w8) or INT16 weights against
+ * its portable body: its bias row aligned or not, int16 outputs in the block layout or row-major, or int32 outputs
+ * row-major (the encoder's layouts) */
+static void run_linear(int w8, uint32_t tokens, uint32_t in, uint32_t out, const int16_t *x, const void *w, uint32_t c)
+{
+    const int32_t *b = (const int32_t *)(const void *)((const char *)bias + (c % 19u == 0u ? 2 : 0));
+    const bertl14_requant_t rq = {mult, shf, b};
+    const uint32_t mode = rnd() % 3u, ys = mode == 0u ? 0u : out + (uint32_t)rr(0, 3);
+    const int rows32 = mode == 2u && ys != 0u;
+    memset(y16a, 0x55, sizeof y16a);
+    memset(y16b, 0x55, sizeof y16b);
+    memset(y32a, 0x55, sizeof y32a);
+    memset(y32b, 0x55, sizeof y32b);
+    const bertl14_linear_dims dims = {tokens, in, out, ys};
+    int16_t *const ya16 = rows32 ? NULL : y16a, *const yb16 = rows32 ? NULL : y16b;
+    int32_t *const ya32 = rows32 ? y32a : NULL, *const yb32 = rows32 ? y32b : NULL;
+    if (w8) {
+        ref_linear_s8_w8(&dims, &rq, x, xsc, (const int8_t *)w, ya16, ya32);
+        bertl14_linear_s8_w8(&dims, &rq, x, xsc, (const int8_t *)w, yb16, yb32);
+    } else {
+        ref_linear_s8_w16(&dims, &rq, x, xsc, (const int16_t *)w, ya16, ya32);
+        bertl14_linear_s8_w16(&dims, &rq, x, xsc, (const int16_t *)w, yb16, yb32);
+    }
+    check(w8 ? "linear_s8_w8" : "linear_s8_w16", rows32 ? (const void *)y32a : (const void *)y16a,
+          rows32 ? (const void *)y32b : (const void *)y16b, rows32 ? sizeof y32a : sizeof y16a, c);
+}
+
 /* linear_s8_w16: 1..6 tokens (the encoder's blocks are 1..4), in with in % 8 == 4 and odd chunk counts, misaligned
  * x or w (the slow paths), every requantization branch (shift 1..64, scale products beyond 31 bits, saturating
  * biases, unaligned bias, quads mixing shift 32 and 33), int16 and int32 outputs, row-major and block layouts */
@@ -124,23 +151,7 @@ static void check_linear(void)
             xsc[t] = c % 9u == 0u ? (uint32_t)rr(1, 66050) : c % 17u == 0u ? (uint32_t)rr(60000, 66050)
                                                                           : (uint32_t)rr(1, 2000);
         }
-        const int32_t *b = (const int32_t *)(const void *)((const char *)bias + (c % 19u == 0u ? 2 : 0));
-        const bertl14_requant_t rq = {mult, shf, b};
-        const uint32_t mode = rnd() % 3u, ys = mode == 0u ? 0u : out + (uint32_t)rr(0, 3);
-        memset(y16a, 0x55, sizeof y16a);
-        memset(y16b, 0x55, sizeof y16b);
-        memset(y32a, 0x55, sizeof y32a);
-        memset(y32b, 0x55, sizeof y32b);
-        const bertl14_linear_dims dims = {tokens, in, out, ys};
-        if (mode != 2u || ys == 0u) {
-            ref_linear_s8_w16(&dims, &rq, x, xsc, w, y16a, NULL);
-            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, y16b, NULL);
-            check("linear_s8_w16", y16a, y16b, sizeof y16a, c);
-        } else {
-            ref_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32a);
-            bertl14_linear_s8_w16(&dims, &rq, x, xsc, w, NULL, y32b);
-            check("linear_s8_w16", y32a, y32b, sizeof y32a, c);
-        }
+        run_linear(0, tokens, in, out, x, w, c);
     }
     report("linear_s8_w16");
 }
@@ -178,23 +189,7 @@ static void check_linear_w8(void)
         for (uint32_t t = 0; t < tokens; t++) {
             xsc[t] = big ? (uint32_t)rr(65300, 66050) : c % 9u == 0u ? (uint32_t)rr(1, 66050) : (uint32_t)rr(1, 4096);
         }
-        const int32_t *b = (const int32_t *)(const void *)((const char *)bias + (c % 19u == 0u ? 2 : 0));
-        const bertl14_requant_t rq = {mult, shf, b};
-        const uint32_t mode = rnd() % 3u, ys = mode == 0u ? 0u : out + (uint32_t)rr(0, 3);
-        memset(y16a, 0x55, sizeof y16a);
-        memset(y16b, 0x55, sizeof y16b);
-        memset(y32a, 0x55, sizeof y32a);
-        memset(y32b, 0x55, sizeof y32b);
-        const bertl14_linear_dims dims = {tokens, in, out, ys};
-        if (mode != 2u || ys == 0u) {
-            ref_linear_s8_w8(&dims, &rq, x, xsc, w, y16a, NULL);
-            bertl14_linear_s8_w8(&dims, &rq, x, xsc, w, y16b, NULL);
-            check("linear_s8_w8", y16a, y16b, sizeof y16a, c);
-        } else {
-            ref_linear_s8_w8(&dims, &rq, x, xsc, w, NULL, y32a);
-            bertl14_linear_s8_w8(&dims, &rq, x, xsc, w, NULL, y32b);
-            check("linear_s8_w8", y32a, y32b, sizeof y32a, c);
-        }
+        run_linear(1, tokens, in, out, x, w, c);
     }
     report("linear_s8_w8");
 }
