@@ -7,11 +7,13 @@
  * (docs/model-format.md): SXTB16 of the group's word is then the int16 pair (4c, 4c+1) and SXTB16 of the word
  * rotated by 8 bits the pair (4c+2, 4c+3), the order of the activations, so the DSP body widens four weights
  * with two instructions and multiplies them with SMLAD as the INT16 kernel does (CMSIS-NN's arm_nn_mat_mult
- * idea, with the reordering done once by the converter instead of at run time): per two chunks of four channels
- * and four tokens one weight LDRD, four SXTB16, four LDMIA of two tokens' chunk and sixteen SMLAD. INT8 weights
- * give requantization shifts about 8 below the INT16 ones; the DSP body lifts the sums by the difference to use
- * the INT16 kernel's one-SMMLA store. The Helium build (MVE) uses this DSP body: there is no Helium body for INT8
- * weights. Every body computes the same bits. */
+ * idea, with the reordering done once by the converter instead of at run time): a channel against the block's four
+ * tokens, per chunk of four inputs two SXTB16, two LDMIA of two tokens' chunk and eight SMLAD, three chunks'
+ * weights one LDMIA. Widening costs what the INT16 kernel's second read of each weight row costs, so INT8 weights
+ * take no more instructions a MAC than INT16 ones. INT8 weights give requantization shifts about 8 below the INT16
+ * ones; the DSP body lifts the sums so that the shift is 32 (one SMMULR, as the INT16 kernel's S = 32 store). The
+ * Helium build (MVE) uses this DSP body: there is no Helium body for INT8 weights. Every body computes the same
+ * bits. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
@@ -38,26 +40,35 @@ static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32
 #if defined(BERTL14_USE_DSP)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
 /* The encoder's blocks of four tokens (block4_frame, bertl14_linear_store.h), per channel: the four dot products, the
- * block's chunks contiguous, two tokens' chunk (four words) one LDMIA; per chunk of four inputs two SXTB16 (the
- * group's four weights, widened), two LDMIA, eight SMLAD, one weight LDRD every two chunks: 50 instructions for 64
- * MACs a four-chunk iteration with the loop (the INT16 kernel: 54). Then the four stores: for S in 33..63 and
- * M <= mlimit y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast); for S < 33 (INT8 weights give
- * shifts about 8 below the INT16 ones) with j = 33 - S <= jsafe the sums lifted by 2^j first, rsr(acc 2^j s M, 33)
- * being the same value. All fourteen registers are in use in the dot loop: the frame's address waits on the stack.
- * Returns 0 when the channels are done, 1 at a channel outside these cases (its unlifted sums in f->acc, the
- * pointers past it, f->d and f->left still on it). */
-#define BL14_C8(wr) "sxtb16 r3, " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
+ * block's chunks contiguous, two tokens' chunk (four words) one LDMIA. Per chunk of four inputs two SXTB16 (the
+ * group's four weights, widened), two LDMIA and eight SMLAD; the weights come three chunks (three words) an LDMIA,
+ * and the loop runs BL14_GROUPS such groups between two tests of the end: 12.46 instructions for 16 MACs over a
+ * row of 96 inputs (the INT16 kernel's 2 x 2 tiles: 12.5). No register is left for a counter: the loop ends when
+ * the activation pointer reaches the block's end (on the stack), and a row enters it part-way (Duff's device: the
+ * first N % 3 chunks by a stub, then the group that leaves whole passes), entries computed once a call. Then the
+ * four stores: for S in 33..63 and M <= mlimit y = sat(qadd(smmla(acc, s * M, 2^(S-33)) >> (S-32), B)) (rq_fast);
+ * for S <= 32 (INT8 weights give shifts about 8 below the INT16 ones) with j = 32 - S <= jsafe the sums lifted by
+ * 2^j and y = sat(qadd(smmulr(acc 2^j, s * M), B)), rsr(acc 2^j s M, 32) being the same value. Returns 0 when the
+ * channels are done, 1 at a channel outside these cases (its unlifted sums in f->acc, the pointers past it, f->d
+ * and f->left still on it). */
+#define BL14_GROUPS 8
+#define BL14_C8(wr) "sxtb16 lr, " wr "\n\tsxtb16 " wr ", " wr ", ror #8\n\t" \
     "ldmia r0!, {r8, r9, r10, r11}\n\t" \
-    "smlad r4, r3, r8, r4\n\tsmlad r4, " wr ", r9, r4\n\t" \
-    "smlad r5, r3, r10, r5\n\tsmlad r5, " wr ", r11, r5\n\t" \
+    "smlad r4, lr, r8, r4\n\tsmlad r4, " wr ", r9, r4\n\t" \
+    "smlad r5, lr, r10, r5\n\tsmlad r5, " wr ", r11, r5\n\t" \
     "ldmia r0!, {r8, r9, r10, r11}\n\t" \
-    "smlad r6, r3, r8, r6\n\tsmlad r6, " wr ", r9, r6\n\t" \
-    "smlad r7, r3, r10, r7\n\tsmlad r7, " wr ", r11, r7\n\t"
+    "smlad r6, lr, r8, r6\n\tsmlad r6, " wr ", r9, r6\n\t" \
+    "smlad r7, lr, r10, r7\n\tsmlad r7, " wr ", r11, r7\n\t"
+#define BL14_G3 "ldmia r1!, {r2, r3, r12}\n\t" BL14_C8("r2") BL14_C8("r3") BL14_C8("r12")
+#define BL14_STR(x) #x
+#define BL14_XSTR(x) BL14_STR(x)
 __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f __attribute__((unused)))
 {
     __asm volatile(
-        "push {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"  /* f at [sp] */
-        "ldr r11, [r0, #44]\n\t"                               /* the stores: one LDR to PC a channel */
+        "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+        "sub sp, sp, #20\n\t"                                 /* [sp]: f, +4: the block's end, +8: a row's entry, */
+        "str r0, [sp]\n\t"                                    /* +12: the entry group after a stub */
+        "ldr r11, [r0, #44]\n\t"                              /* the stores: one LDR to PC a channel */
         "cmp r11, #0\n\t"
         "beq 11f\n\t"
         "adr r11, 10f\n\t"
@@ -67,14 +78,46 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "12:\n\t"
         "orr r11, r11, #1\n\t"
         "str r11, [r0, #92]\n\t"
+        "ldrd r3, r2, [r0, #0]\n\t"                           /* x, quads */
+        "lsl r2, r2, #2\n\t"                                  /* N = in / 4 chunks */
+        "add r3, r3, r2, lsl #5\n\t"                          /* the block's end: x + 32 N bytes */
+        "str r3, [sp, #4]\n\t"
+        "movs r3, #3\n\t"
+        "udiv r4, r2, r3\n\t"                                 /* N / 3 groups */
+        "mls r5, r4, r3, r2\n\t"                              /* N % 3 chunks first, by a stub */
+        "rsb r4, r4, #0\n\t"
+        "and r4, r4, #" BL14_XSTR(BL14_GROUPS) " - 1\n\t"     /* groups skipped in the first pass */
+        "adr r6, 20f\n\t"
+        "adr r7, 21f\n\t"
+        "sub r7, r7, r6\n\t"                                  /* bytes a group */
+        "mla r4, r4, r7, r6\n\t"
+        "orr r4, r4, #1\n\t"
+        "str r4, [sp, #12]\n\t"
+        "cmp r5, #1\n\t"
+        "blo 13f\n\t"
+        "adr r4, 23f\n\t"                                     /* one chunk first */
+        "beq 13f\n\t"
+        "adr r4, 24f\n"                                       /* two */
+        "13:\n\t"
+        "orr r4, r4, #1\n\t"
+        "str r4, [sp, #8]\n\t"
         "ldr r1, [r0, #48]\n"
         "1:\n\t"
         "ldrd r4, r5, [r0, #84]\n\tldrd r6, r7, [r0, #84]\n\t"
-        "ldrd r0, lr, [r0, #0]\n"                             /* px = x, n = quads */
-        "2:\n\t"
-        "ldrd r12, r2, [r1], #8\n\t" BL14_C8("r12") BL14_C8("r2")
-        "ldrd r12, r2, [r1], #8\n\t" BL14_C8("r12") BL14_C8("r2")
-        "subs lr, lr, #1\n\tbne 2b\n\t"
+        "ldr r0, [r0, #0]\n\t"                                /* px = x */
+        "ldr pc, [sp, #8]\n"
+        "23:\n\t"
+        "ldr r12, [r1], #4\n\t" BL14_C8("r12")
+        "ldr pc, [sp, #12]\n"
+        "24:\n\t"
+        "ldrd r3, r12, [r1], #8\n\t" BL14_C8("r3") BL14_C8("r12")
+        "ldr pc, [sp, #12]\n"
+        "20:\n\t" BL14_G3
+        "21:\n\t" BL14_G3
+        ".rept " BL14_XSTR(BL14_GROUPS) " - 2\n\t" BL14_G3 ".endr\n\t"
+        "ldr r8, [sp, #4]\n\t"
+        "cmp r0, r8\n\t"
+        "bne 20b\n\t"
         "ldr r0, [sp]\n\t"
         "ldrd r2, r3, [r0, #52]\n\t"                          /* M, B pointers */
         "ldrd r9, r11, [r0, #24]\n\t"                         /* shift_off, mlimit */
@@ -89,14 +132,14 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "bhi 6f\n\t"                                          /* S outside 33..63 */
         "movs r11, #1\n\t"
         "lsl r11, r11, r9\n\t"                                /* c = 2^(S-33) */
-        "add r9, r9, #1\n"                                    /* sh = S - 32 */
-        "15:\n\t"
+        "add r9, r9, #1\n\t"                                  /* sh = S - 32 */
         "ldrd r12, lr, [r0, #8]\n\t"
         "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
         "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
         "ldrd r12, lr, [r0, #16]\n\t"
         "mul r12, r12, r8\n\tsmmla r6, r6, r12, r11\n\tasr r6, r6, r9\n\tqadd r6, r6, r10\n\t"
-        "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n\t"
+        "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n"
+        "7:\n\t"
         "ldrd r8, r10, [r0, #32]\n\t"                         /* d, left */
         "ldr r9, [r0, #40]\n\t"                               /* step */
         "add r12, r8, r9, lsl #1\n\t"                         /* token 2's output */
@@ -123,29 +166,36 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "movs r10, #4\n\t"
         "strd r8, r10, [r0, #32]\n\t"
         "b 1b\n"
-        "6:\n\t"                                              /* S < 33: j = 33 - S <= jsafe lifts the sums */
-        "rsb r9, r9, #0\n\t"
+        "6:\n\t"                                              /* S <= 32: j = 32 - S <= jsafe lifts the sums */
+        "mvn r9, r9\n\t"                                      /* (S > 63 gives j < 0: refused unsigned) */
         "ldr r11, [r0, #96]\n\t"
         "cmp r9, r11\n\t"
         "bhi 4f\n\t"
-        "lsl r4, r4, r9\n\tlsl r5, r5, r9\n\tlsl r6, r6, r9\n\tlsl r7, r7, r9\n\t"
-        "mov r11, #1\n\t"                                    /* S + j = 33: c = 1, sh = 1 */
-        "mov r9, #1\n\t"
-        "b 15b\n"
+        "ldrd r12, lr, [r0, #8]\n\t"
+        "lsl r4, r4, r9\n\tmul r12, r12, r8\n\tsmmulr r4, r4, r12\n\tqadd r4, r4, r10\n\t"
+        "lsl r5, r5, r9\n\tmul lr, lr, r8\n\tsmmulr r5, r5, lr\n\tqadd r5, r5, r10\n\t"
+        "ldrd r12, lr, [r0, #16]\n\t"
+        "lsl r6, r6, r9\n\tmul r12, r12, r8\n\tsmmulr r6, r6, r12\n\tqadd r6, r6, r10\n\t"
+        "lsl r7, r7, r9\n\tmul lr, lr, r8\n\tsmmulr r7, r7, lr\n\tqadd r7, r7, r10\n\t"
+        "b 7b\n"
         "4:\n\t"
         "strd r4, r5, [r0, #60]\n\t"
         "strd r6, r7, [r0, #68]\n\t"
         "str r1, [r0, #48]\n\t"
         "movs r0, #1\n\t"
-        "add sp, sp, #4\n\t"
+        "add sp, sp, #20\n\t"
         "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n"
         "8:\n\t"
         "str r1, [r0, #48]\n\t"
         "movs r0, #0\n\t"
-        "add sp, sp, #4\n\t"
+        "add sp, sp, #20\n\t"
         "pop {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
 #undef BL14_C8
+#undef BL14_G3
+#undef BL14_STR
+#undef BL14_XSTR
+#undef BL14_GROUPS
 
 /* Blocks of 1..3 tokens (the end of a sentence, the heads' single rows): two chunks a step (one weight LDRD, four
  * SXTB16, the activations by LDMIA of four words for one or two tokens, by LDRD for three, four SMLAD a token);

@@ -822,12 +822,17 @@ def write_report(rep: dict, out: Path) -> None:
         lines.append(f"| work buffer <= 192 KB at 512 tokens | {wb:,} B ({wb / 1024:.1f} KB) | {met(wb <= 192 * 1024)} |")
         lines.append(f"| instructions at 512 tokens (reported) | {dsp[512]['instructions']:,} "
                      f"({dsp[512]['instructions_per_mac']} per MAC) | |")
+    lin_runs = sorted((n, r["linear_instructions_per_mac"]) for n, r in dsp.items() if r.get("linear_instructions_per_mac"))
+    lin_text = f"{lin_runs[0][1]} a MAC at {lin_runs[0][0]} tokens" if lin_runs else "see the kernel rows"
+    int8_run = rep.get("weights") == "int8"
     lines += ["", "How the DSP kernels get there, and what is left (see the share table above):", "",
               "- linear (about 60 % of a sentence): `block4_channels`, one assembly loop over the output channels of a "
-              "block of four tokens, two channels a pass as 2 x 2 tiles (two weight LDRD, two activation LDRD, eight SMLAD: "
-              "12 instructions for 16 MACs), the requantized stores in registers (SMMLA, shift, QADD, SSAT): 0.905 a MAC "
-              "with INT16 weights. INT8 weights take two SXTB16 for every four weights and do not gain from the tile "
-              "(0.94 a MAC).",
+              "block of four tokens. INT16 weights: two channels a pass as 2 x 2 tiles (two weight LDRD, two activation "
+              "LDRD, eight SMLAD: 12 instructions for 16 MACs), the requantized stores in registers (SMMLA, shift, QADD, "
+              "SSAT)" + ("" if int8_run else f": {lin_text}") + ". INT8 weights (`--weights int8`) read each weight row "
+              "once a block, one channel against the four tokens, and spend what the INT16 tiles' second read costs on "
+              "widening (two SXTB16 for four weights; three chunks' weights one LDMIA): no more instructions a MAC than "
+              "INT16" + (f" ({lin_text})" if int8_run else "") + " (docs/converter.md).",
               "- attention: the scores and the context are block matmuls over int16 operands in blocks of four rows "
               "(`bertl14_block4_dot.h`, 12 instructions for 16 MACs), the scores kernel handing each row's maximum to the "
               "softmax; the keys and values are held as int16, which costs work buffer (2 x n x heads x head size bytes).",

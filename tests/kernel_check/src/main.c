@@ -159,18 +159,18 @@ static void check_linear(void)
 static int8_t w8buf[256 * 96 + 8] __attribute__((aligned(8)));
 
 /* linear_s8_w8 (built with BERTL14_WEIGHTS_INT8, CMakeLists.txt): 1..6 tokens, rows whose length is or is not a
- * multiple of 4, misaligned x or w (the portable loop on every core), activations in -127..127 (the kernel's
+ * multiple of 4 (multiples of 16 whose chunk count leaves 0, 1 and 2 over three: the DSP loop's entries), misaligned x or w (the portable loop on every core), activations in -127..127 (the kernel's
  * contract) with saturated rows whose sums do not fit once lifted by 2^(33 - S), every shift 1..62 (the 64-bit
  * formula below 9, the lift around 33), scale products s * M at and beyond 2^31 (s up to 66050, the largest row
  * scale), saturating and unaligned biases; int16 outputs in the block layout and row-major, int32 outputs
  * row-major (the encoder's layouts) */
 static void check_linear_w8(void)
 {
-    static const uint32_t ins[] = {4, 8, 12, 16, 20, 36, 96, 100, 256, 1, 2, 3, 6, 30, 50, 99};
+    static const uint32_t ins[] = {4, 8, 12, 16, 20, 32, 36, 48, 80, 96, 100, 256, 1, 2, 3, 6, 30, 50, 99};
     static const uint32_t outs[] = {1, 2, 3, 5, 43, 96};
     for (uint32_t c = 0; c < 400u; c++, cases++) {
         const uint32_t tokens = (uint32_t)rr(1, c % 7u == 0u ? 6 : 4), out = outs[rnd() % 6u];
-        const uint32_t in = ins[rnd() % (c % 3u == 0u ? 16u : 9u)];
+        const uint32_t in = ins[rnd() % (c % 3u == 0u ? 19u : 12u)];
         const int mis = c % 23u == 0u, sat = c % 8u == 3u, big = c % 17u == 0u;   /* big: s * M about 2^31 */
         const int16_t *x = xb + (mis && (c & 1u) ? 1 : 0);
         const int8_t *w = w8buf + (mis && !(c & 1u) ? rr(1, 3) : 0);
