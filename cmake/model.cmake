@@ -52,8 +52,10 @@ function(bertl14_add_model target)
     COMMAND ${_convert} convert --model ${_model} --out ${_out}
             --max-seq-len ${CONFIG_BERTL14_MAX_SEQ_LEN} --prune-heads ${CONFIG_BERTL14_PRUNE_HEADS}
             --embedding ${_emb} --weights ${_weights} --target-arch ${CONFIG_BOARD_TARGET_ARCH} ${_board_arg}
-    # the work-buffer plan's mirror: bertl14_config.h's BERTL14_WORK_BUFFER_SIZE follows the library's plan
+    # the work-buffer plan's mirror: bertl14_config.h's BERTL14_WORK_BUFFER_SIZE follows the library's plan;
+    # convert.py and hf.py: what the folder carries (intent_domains.json, read by the registry step) follows them
     DEPENDS ${_model_files} ${BERTL14_DOT_CONFIG} ${BERTL14_ROOT}/scripts/bertl14_tools/model/workbuf.py
+            ${BERTL14_ROOT}/scripts/bertl14_tools/model/convert.py ${BERTL14_ROOT}/scripts/bertl14_tools/model/hf.py
     COMMENT "bertl14 convert ${CONFIG_BERTL14_MODEL_DIR}: max_seq_len ${CONFIG_BERTL14_MAX_SEQ_LEN}, prune ${CONFIG_BERTL14_PRUNE_HEADS} heads, ${_emb} embeddings, ${_weights} weights, ${CONFIG_BOARD_TARGET_ARCH}"
     VERBATIM)
   # the step runs before any of the target's sources compile (they may include bertl14_config.h)

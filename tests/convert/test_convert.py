@@ -292,3 +292,26 @@ def test_converted_folder_as_input(tiny_conv, tmp_path):
     (lonely / "manifest.json").write_text(json.dumps(man))
     r = run_cli("convert", "--model", lonely, "--out", tmp_path / "x", "--prune-heads", "2", "--no-progress")
     assert r.returncode == 2 and "prune_heads 0 (asked 2)" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_converted_folder_carries_intent_domains(tiny, tmp_path):
+    """intent_domains.json (the registry's domain rule) travels with the converted folder: written by the converter,
+    copied with a converted input, taken from the source again when an older conversion lacks it, and not left
+    stale once the source has none."""
+    opts = ConvertOptions(progress=False)
+    table = {"LABEL_1": ["light", "fan"]}
+    (tiny / "intent_domains.json").write_text(json.dumps(table))
+    first, copy = tmp_path / "first", tmp_path / "copy"
+    convert(tiny, first, opts)
+    assert json.loads((first / "intent_domains.json").read_text()) == table
+    assert "intent_domains.json" in json.loads((first / "manifest.json").read_text())["sources"]["files"]
+    convert(first, copy, opts)
+    assert json.loads((copy / "intent_domains.json").read_text()) == table
+    (first / "intent_domains.json").unlink()           # as a converter that did not carry it left the folder
+    (copy / "intent_domains.json").unlink()
+    convert(first, copy, opts)
+    assert json.loads((copy / "intent_domains.json").read_text()) == table
+    assert (copy / "bertl14_weights.c").read_bytes() == (first / "bertl14_weights.c").read_bytes()
+    (tiny / "intent_domains.json").unlink()
+    convert(first, copy, opts)
+    assert not (copy / "intent_domains.json").exists()

@@ -169,15 +169,62 @@ def test_build_step_writes_the_label_table(tmp_path):
     assert c == R.render_label_domains_c(masks, labels, str(model / "labels.json"))
     assert f"0x{1 << D.DOMAINS.index('fan'):08x}u, /* {labels.index('HassFanSetSpeed')} HassFanSetSpeed */" in c
     assert "bertl14_label_domains_count = 43u;" in c and "domain rule over 43 labels" in proc.stdout
-    bare = tmp_path / "model"                      # a converted folder without a source: no table
+    bare = tmp_path / "model"                      # a converted folder without the table (its source has one): none
     shutil.copytree(model, bare)
-    man = json.loads((bare / "manifest.json").read_text())
-    man["sources"]["path"] = None
-    (bare / "manifest.json").write_text(json.dumps(man))
+    (bare / D.INTENT_DOMAINS_FILE).unlink()
     proc = run(bare, tmp_path / "b")
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "b" / "registry.json").read_text())["label_domains"] is None
     assert "bertl14_label_domains_count = 0u;" in (tmp_path / "b" / "bertl14_label_domains.c").read_text()
+
+
+def _source_copy(tmp_path):
+    """A throwaway copy of the shipped model, to move, delete or edit (never the repository's own folder)."""
+    import shutil
+    return Path(shutil.copytree(REPO / "models" / "intent-en", tmp_path / "src" / "intent-en"))
+
+
+def test_a_converted_folder_keeps_the_table_without_its_source(tmp_path, monkeypatch):
+    """The cache's conversion carries intent_domains.json: the rule survives its source folder being deleted (another
+    checkout, a moved workspace)."""
+    import shutil
+    from bertl14_tools.model.folder import open_model
+    monkeypatch.setenv("BERTL14_CACHE", str(tmp_path / "cache"))
+    src = _source_copy(tmp_path)
+    table = D.load_intent_domains(src)
+    assert table and "HassFanSetSpeed" in table
+    model = open_model(src, progress=False)
+    assert model.path.parent == tmp_path / "cache"
+    expected, labels = R.label_domains_for_model(model.path)
+    shutil.rmtree(src)
+    assert D.load_intent_domains(model.path) == table
+    masks, labels_after = R.label_domains_for_model(model.path)
+    assert masks == expected and labels_after == labels and len(masks) == 43
+    assert masks[labels.index("HassFanSetSpeed")] == 1 << D.DOMAINS.index("fan")
+
+
+def test_a_changed_table_is_not_served_from_the_cache(tmp_path, monkeypatch):
+    """intent_domains.json is one of the conversion's inputs: a cache entry made before it changed is not reused, and
+    a table removed from the source is not left behind in a folder converted again."""
+    from bertl14_tools.model.convert import ConvertOptions, convert
+    from bertl14_tools.model.folder import open_model
+    monkeypatch.setenv("BERTL14_CACHE", str(tmp_path / "cache"))
+    src = _source_copy(tmp_path)
+    first = open_model(src, progress=False)
+    assert "intent_domains.json" in first.manifest["sources"]["files"]
+    table = D.load_intent_domains(src)
+    table["HassFanSetSpeed"] = ["fan", "cover"]
+    (src / D.INTENT_DOMAINS_FILE).write_text(json.dumps(table), encoding="utf-8")
+    second = open_model(src, progress=False)
+    assert second.path != first.path
+    assert D.load_intent_domains(second.path)["HassFanSetSpeed"] == ["fan", "cover"]
+    assert D.load_intent_domains(first.path)["HassFanSetSpeed"] == ["fan"]
+    out = tmp_path / "out"                         # the build converts into the same folder every time
+    convert(src, out, ConvertOptions(progress=False))
+    assert D.load_intent_domains(out) == table
+    (src / D.INTENT_DOMAINS_FILE).unlink()
+    convert(src, out, ConvertOptions(progress=False))
+    assert D.load_intent_domains(out) is None
 
 
 # ---- the shipped model: a fan's name reads like another device's --------------------------------------------------

@@ -302,7 +302,7 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
     man = json.loads(mpath.read_text(encoding="utf-8"))
     have = {k: man["options"].get(k, "int16" if k == "quantize" else None) for k in SHAPE_OPTIONS}
     want = {k: getattr(opts, k) for k in SHAPE_OPTIONS}
-    if have == want:
+    if have == want and not _lacks_source_domains(src, man):
         if opts.board:
             from . import board_fit
             board_fit.check(opts.board, man["flash_bytes"]["total"], man["work_buffer_bytes"])
@@ -311,6 +311,8 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
             for name in OUTPUT_FILES[:-1]:
                 if (src / name).is_file():
                     _write_bytes(out_dir / name, (src / name).read_bytes())
+                elif name in OPTIONAL_FILES:
+                    (out_dir / name).unlink(missing_ok=True)
             rel = man.get("sources", {}).get("path")
             if rel:  # the source path is relative to the folder: re-anchor it
                 man["sources"]["path"] = os.path.relpath((src / rel).resolve(), out_dir.resolve())
@@ -331,9 +333,21 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
                     "convert the Hugging Face folder with the options you need")
 
 
+def _lacks_source_domains(src: Path, man: dict) -> bool:
+    """A folder converted before the converter carried intent_domains.json, whose source (at hand) has one: a copy
+    would lose the domain rule, so it is converted again from that source."""
+    rel = man.get("sources", {}).get("path")
+    source = (src / rel) if rel else None
+    return (not (src / INTENT_DOMAINS_FILE).is_file() and source is not None
+            and (source / "config.json").is_file() and (source / INTENT_DOMAINS_FILE).is_file())
+
+
 OUTPUT_FILES = ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
                 "vocab.txt", "tokenizer_config.json", "slots.json", "bertl14_slot_table.c", "intent_slots.json",
-                "bertl14_label_slots.c", "manifest.json")
+                "bertl14_label_slots.c", "intent_domains.json", "manifest.json")
+# written only when the source model has them (a stale copy from an earlier conversion is removed)
+OPTIONAL_FILES = ("intent_slots.json", "intent_domains.json")
+INTENT_DOMAINS_FILE = "intent_domains.json"
 
 
 def model_intent_slots(model_dir: Path | None) -> dict | None:
@@ -347,6 +361,22 @@ def model_intent_slots(model_dir: Path | None) -> dict | None:
         raise UserError(f"{path}: not an intent slots JSON file ({exc}); write it again with `bertl14 train`") from exc
     if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
         raise UserError(f"{path}: expected {{intent: [slot, ...]}}; write it again with `bertl14 train`")
+    return table
+
+
+def model_intent_domains(model_dir: Path | None) -> dict | None:
+    """The model folder's intent_domains.json (intent -> the device domains its {name} accepts: the registry's
+    domain rule, registry/domains.py), or None."""
+    path = model_dir / INTENT_DOMAINS_FILE if model_dir else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path}: not an intent domains JSON file ({exc}); write it again with `bertl14 train`") \
+            from exc
+    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
+        raise UserError(f"{path}: expected {{intent: [domain, ...]}}; write it again with `bertl14 train`")
     return table
 
 
@@ -481,6 +511,12 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         _dump_json(out_dir / "intent_slots.json", label_slots)
     else:
         (out_dir / "intent_slots.json").unlink(missing_ok=True)
+    # the converted folder carries the domain rule itself: it must not depend on the source folder staying put
+    domains = model_intent_domains(model_dir)
+    if domains is not None:
+        _dump_json(out_dir / INTENT_DOMAINS_FILE, domains)
+    else:
+        (out_dir / INTENT_DOMAINS_FILE).unlink(missing_ok=True)
     labels_for_slots = list(fm.labels) if fm.has_classifier else []
     _write_bytes(out_dir / "bertl14_label_slots.c", render_label_slots_c(labels_for_slots, label_slots).encode("utf-8"))
     _write_bytes(out_dir / "vocab.txt", "".join(p + "\n" for p in fm.vocab).encode("utf-8"))

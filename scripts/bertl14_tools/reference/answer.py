@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UserError
-from ..registry.domains import NONE_LABEL, _manifest_source
+from ..registry.domains import NONE_LABEL
 
 MAX_VAL_FALSE_ACCEPT = 0.05     # `bertl14 train` chooses min_score under this out-of-domain false-accept rate
 
@@ -62,7 +62,8 @@ def model_min_score_milli(model) -> int:
     value = model.manifest.get("min_score_milli")
     if value is not None:
         return int(value)
-    source = getattr(model, "source_dir", None) or _manifest_source(model.path, model.manifest)
+    rel = (model.manifest.get("sources") or {}).get("path")
+    source = getattr(model, "source_dir", None) or ((Path(model.path) / rel).resolve() if rel else None)
     path = Path(source) / "training.json" if source else None
     if path is not None and path.is_file():
         return to_milli(json.loads(path.read_text(encoding="utf-8")).get("min_score") or 0, f"{path}: min_score")

@@ -235,7 +235,7 @@ class Entities:
             self._domain = lambda index: R.entity_domain(self.words, index)
         # the domain rule (answer.py): label -> domain bits of the model's intent_domains.json (None: no table)
         from ..registry.domains import label_domain_masks, load_intent_domains
-        table = load_intent_domains(model.path, model.source_dir)
+        table = load_intent_domains(model.path)
         self.label_masks = label_domain_masks(model.labels, table) if table is not None and model.labels else None
 
     def apply(self, text: str) -> tuple[str, list[Slot]]:

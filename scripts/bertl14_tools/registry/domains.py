@@ -22,18 +22,16 @@ ALL_DOMAINS = 0xFFFFFFFF        # a label that is never filtered (none, intents 
 INTENT_DOMAINS_FILE = "intent_domains.json"
 
 
-def find_intent_domains(model_dir: str | Path, source_dir: str | Path | None = None) -> Path | None:
-    """intent_domains.json of a model folder: in it, else in the folder it was converted from (a build's
-    generated/model names its source in manifest.json)."""
-    for folder in (Path(model_dir), source_dir, _manifest_source(Path(model_dir))):
-        if folder is not None and (Path(folder) / INTENT_DOMAINS_FILE).is_file():
-            return Path(folder) / INTENT_DOMAINS_FILE
-    return None
+def find_intent_domains(model_dir: str | Path) -> Path | None:
+    """intent_domains.json of a model folder (a Hugging Face folder, or a converted one: the converter copies it
+    there, so a converted folder does not depend on its source staying where it was)."""
+    path = Path(model_dir) / INTENT_DOMAINS_FILE
+    return path if path.is_file() else None
 
 
-def load_intent_domains(model_dir: str | Path, source_dir: str | Path | None = None) -> dict[str, list[str]] | None:
+def load_intent_domains(model_dir: str | Path) -> dict[str, list[str]] | None:
     """intent -> the domains its {name} accepts (None: the model ships no table, so nothing is filtered)."""
-    path = find_intent_domains(model_dir, source_dir)
+    path = find_intent_domains(model_dir)
     if path is None:
         return None
     try:
@@ -72,13 +70,3 @@ def name_domain_mask(domains) -> int:
     for d in domains:
         mask |= domain_bit(int(d))
     return mask
-
-
-def _manifest_source(folder: Path, manifest: dict | None = None) -> Path | None:
-    if manifest is None:
-        mpath = Path(folder) / "manifest.json"
-        if not mpath.is_file():
-            return None
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    rel = (manifest.get("sources") or {}).get("path")
-    return (Path(folder) / rel).resolve() if rel else None

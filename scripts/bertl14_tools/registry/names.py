@@ -381,8 +381,8 @@ def render_c(words: list[int], source: str = "") -> str:
 
 def label_domains_for_model(model_dir: str | Path) -> tuple[list[int] | None, list[str]]:
     """(one word per label: the domain bits of the intents that take a {name}, domains.label_domain_masks; the
-    labels) for a converted model folder: its labels.json and the intent_domains.json of the model (in the folder or
-    the folder it was converted from). None: the model ships no intent_domains.json (nothing is filtered)."""
+    labels) for a converted model folder: its labels.json and intent_domains.json (the converter copies the model's
+    table into the folder). None: the model ships no intent_domains.json (nothing is filtered)."""
     labels_file = Path(model_dir) / "labels.json"
     labels = json.loads(labels_file.read_text(encoding="utf-8")) if labels_file.is_file() else []
     table = load_intent_domains(model_dir)
