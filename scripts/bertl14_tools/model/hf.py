@@ -406,5 +406,6 @@ def input_files(folder: str | os.PathLike) -> list[Path]:
     """The files a conversion reads (for the manifest's checksums and the on-the-fly cache key)."""
     folder = Path(folder)
     names = ["config.json", find_weights_file(folder).name, "vocab.txt", "tokenizer_config.json",
-             "labels.json", "tags.json", "calibration.jsonl", "training.json", "intent_domains.json"]
+             "labels.json", "tags.json", "calibration.jsonl", "training.json", "intent_domains.json", "slots.json",
+             "intent_slots.json"]
     return [folder / n for n in names if (folder / n).is_file()]
