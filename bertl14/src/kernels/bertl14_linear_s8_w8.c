@@ -68,16 +68,7 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "push {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
         "sub sp, sp, #20\n\t"                                 /* [sp]: f, +4: the block's end, +8: a row's entry, */
         "str r0, [sp]\n\t"                                    /* +12: the entry group after a stub */
-        "ldr r11, [r0, #44]\n\t"                              /* the stores: one LDR to PC a channel */
-        "cmp r11, #0\n\t"
-        "beq 11f\n\t"
-        "adr r11, 10f\n\t"
-        "b 12f\n"
-        "11:\n\t"
-        "adr r11, 3f\n"
-        "12:\n\t"
-        "orr r11, r11, #1\n\t"
-        "str r11, [r0, #92]\n\t"
+        BL14_SELECT_STORE                                      /* the stores: one LDR to PC a channel */
         "ldrd r3, r2, [r0, #0]\n\t"                           /* x, quads */
         "lsl r2, r2, #2\n\t"                                  /* N = in / 4 chunks */
         "add r3, r3, r2, lsl #5\n\t"                          /* the block's end: x + 32 N bytes */
@@ -120,63 +111,31 @@ __attribute__((naked, noinline)) static uint32_t block4_channels(block4_frame *f
         "bne 20b\n\t"
         "ldr r0, [sp]\n\t"
         "ldrd r2, r3, [r0, #52]\n\t"                          /* M, B pointers */
-        "ldrd r9, r11, [r0, #24]\n\t"                         /* shift_off, mlimit */
-        "ldrsh r9, [r2, r9]\n\t"                              /* S */
-        "ldrsh r8, [r2], #2\n\t"                              /* M */
-        "ldr r10, [r3], #4\n\t"                               /* B */
+        BL14_LOAD_REQUANT                                      /* S, M, B */
         "strd r2, r3, [r0, #52]\n\t"
         "cmp r8, r11\n\t"
         "bhi 4f\n\t"
         "sub r9, r9, #33\n\t"
         "cmp r9, #30\n\t"
         "bhi 6f\n\t"                                          /* S outside 33..63 */
-        "movs r11, #1\n\t"
-        "lsl r11, r11, r9\n\t"                                /* c = 2^(S-33) */
-        "add r9, r9, #1\n\t"                                  /* sh = S - 32 */
-        "ldrd r12, lr, [r0, #8]\n\t"
-        "mul r12, r12, r8\n\tsmmla r4, r4, r12, r11\n\tasr r4, r4, r9\n\tqadd r4, r4, r10\n\t"
-        "mul lr, lr, r8\n\tsmmla r5, r5, lr, r11\n\tasr r5, r5, r9\n\tqadd r5, r5, r10\n\t"
-        "ldrd r12, lr, [r0, #16]\n\t"
-        "mul r12, r12, r8\n\tsmmla r6, r6, r12, r11\n\tasr r6, r6, r9\n\tqadd r6, r6, r10\n\t"
-        "mul lr, lr, r8\n\tsmmla r7, r7, lr, r11\n\tasr r7, r7, r9\n\tqadd r7, r7, r10\n"
+        BL14_RQ_SMMLA4                                         /* rq_fast */
         "7:\n\t"
-        "ldrd r8, r10, [r0, #32]\n\t"                         /* d, left */
-        "ldr r9, [r0, #40]\n\t"                               /* step */
-        "add r12, r8, r9, lsl #1\n\t"                         /* token 2's output */
-        "ldr pc, [r0, #92]\n"
+        BL14_TO_STORES                                         /* d, left, step; token 2's output */
         "10:\n\t"
-        "ssat r4, #16, r4\n\tssat r5, #16, r5\n\tssat r6, #16, r6\n\tssat r7, #16, r7\n\t"
-        "strh r5, [r8, r9]\n\tstrh r6, [r12]\n\tstrh r7, [r12, r9]\n\tstrh r4, [r8], #2\n\t"
-        "subs r10, r10, #1\n\t"
-        "strd r8, r10, [r0, #32]\n\t"
+        BL14_STORE16
         "bne 1b\n\t"
         "b 9f\n"
         "3:\n\t"
-        "str r5, [r8, r9]\n\tstr r6, [r12]\n\tstr r7, [r12, r9]\n\tstr r4, [r8], #4\n\t"
-        "subs r10, r10, #1\n\t"
-        "strd r8, r10, [r0, #32]\n\t"
+        BL14_STORE32
         "bne 1b\n"
         "9:\n\t"                                              /* the run done: the next one, if any */
-        "ldrd r10, r11, [r0, #76]\n\t"
-        "cmp r10, #0\n\t"
-        "beq 8f\n\t"
-        "sub r10, r10, #1\n\t"
-        "str r10, [r0, #76]\n\t"
-        "add r8, r8, r11\n\t"
-        "movs r10, #4\n\t"
-        "strd r8, r10, [r0, #32]\n\t"
-        "b 1b\n"
+        BL14_NEXT_RUN
         "6:\n\t"                                              /* S <= 32: j = 32 - S <= jsafe lifts the sums */
         "mvn r9, r9\n\t"                                      /* (S > 63 gives j < 0: refused unsigned) */
         "ldr r11, [r0, #96]\n\t"
         "cmp r9, r11\n\t"
         "bhi 4f\n\t"
-        "ldrd r12, lr, [r0, #8]\n\t"
-        "lsl r4, r4, r9\n\tmul r12, r12, r8\n\tsmmulr r4, r4, r12\n\tqadd r4, r4, r10\n\t"
-        "lsl r5, r5, r9\n\tmul lr, lr, r8\n\tsmmulr r5, r5, lr\n\tqadd r5, r5, r10\n\t"
-        "ldrd r12, lr, [r0, #16]\n\t"
-        "lsl r6, r6, r9\n\tmul r12, r12, r8\n\tsmmulr r6, r6, r12\n\tqadd r6, r6, r10\n\t"
-        "lsl r7, r7, r9\n\tmul lr, lr, r8\n\tsmmulr r7, r7, lr\n\tqadd r7, r7, r10\n\t"
+        BL14_RQ_SMMULR4(BL14_LIFT_R9)
         "b 7b\n"
         "4:\n\t"
         "strd r4, r5, [r0, #60]\n\t"

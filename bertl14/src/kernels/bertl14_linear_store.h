@@ -114,6 +114,59 @@ typedef struct {
     uint32_t quads23;      /* 120: in / 16 (next to x23 for one LDRD) */
 } block4_frame;
 
+/* The assembly both kernels' block4_channels share, as strings. Their contract: the frame in r0; the channel's four
+ * sums in r4..r7 (tokens 0..3); r2, r3 the channel's M and B pointers; the kernel's labels 1 (the next channel),
+ * 3 (int32 stores), 8 (done) and 10 (int16 stores). */
+
+/* Which stores a channel takes (int16 or int32 outputs), chosen once a call: their address, Thumb bit set, in
+ * f->store for one LDR to PC a channel. Defines labels 11 and 12. */
+#define BL14_SELECT_STORE \
+    "ldr r11, [r0, #44]\n\tcmp r11, #0\n\tbeq 11f\n\tadr r11, 10f\n\tb 12f\n" \
+    "11:\n\tadr r11, 3f\n" \
+    "12:\n\torr r11, r11, #1\n\tstr r11, [r0, #92]\n\t"
+
+/* The channel's S in r9, M in r8 (M and S pointers advanced: r2), B in r10 (r3 advanced); r11 = mlimit. */
+#define BL14_LOAD_REQUANT \
+    "ldrd r9, r11, [r0, #24]\n\tldrsh r9, [r2, r9]\n\tldrsh r8, [r2], #2\n\tldr r10, [r3], #4\n\t"
+
+/* S in 33..63 (r9 = S - 33 <= 30): c = 2^(S-33) in r11, sh = S - 32 in r9, then the four tokens'
+ * qadd(smmla(acc, s * M, c) >> sh, B) (rq_fast) in r4..r7. */
+#define BL14_RQ_SMMLA_TOKEN(acc, s) \
+    "mul " s ", " s ", r8\n\tsmmla " acc ", " acc ", " s ", r11\n\tasr " acc ", " acc ", r9\n\tqadd " acc ", " acc ", r10\n\t"
+#define BL14_RQ_SMMLA4 \
+    "movs r11, #1\n\tlsl r11, r11, r9\n\tadd r9, r9, #1\n\t" \
+    "ldrd r12, lr, [r0, #8]\n\t" BL14_RQ_SMMLA_TOKEN("r4", "r12") BL14_RQ_SMMLA_TOKEN("r5", "lr") \
+    "ldrd r12, lr, [r0, #16]\n\t" BL14_RQ_SMMLA_TOKEN("r6", "r12") BL14_RQ_SMMLA_TOKEN("r7", "lr")
+
+/* S + j = 32: the four tokens' qadd(smmulr(acc 2^j, s * M), B), LIFT(acc) the lift of a sum by r9 bits (or
+ * nothing when j = 0). */
+#define BL14_NO_LIFT(acc) ""
+#define BL14_LIFT_R9(acc) "lsl " acc ", " acc ", r9\n\t"
+#define BL14_RQ_SMMULR_TOKEN(LIFT, acc, s) \
+    LIFT(acc) "mul " s ", " s ", r8\n\tsmmulr " acc ", " acc ", " s "\n\tqadd " acc ", " acc ", r10\n\t"
+#define BL14_RQ_SMMULR4(LIFT) \
+    "ldrd r12, lr, [r0, #8]\n\t" BL14_RQ_SMMULR_TOKEN(LIFT, "r4", "r12") BL14_RQ_SMMULR_TOKEN(LIFT, "r5", "lr") \
+    "ldrd r12, lr, [r0, #16]\n\t" BL14_RQ_SMMULR_TOKEN(LIFT, "r6", "r12") BL14_RQ_SMMULR_TOKEN(LIFT, "r7", "lr")
+
+/* The four outputs' addresses (token 0's r8, the step r9, token 2's r12; r10 = channels left), then to the stores. */
+#define BL14_TO_STORES \
+    "ldrd r8, r10, [r0, #32]\n\tldr r9, [r0, #40]\n\tadd r12, r8, r9, lsl #1\n\tldr pc, [r0, #92]\n"
+
+/* The stores of the four tokens, sat16 into int16 outputs or int32 as they are; then one channel fewer left
+ * (flags set by the SUBS). */
+#define BL14_STORE16 \
+    "ssat r4, #16, r4\n\tssat r5, #16, r5\n\tssat r6, #16, r6\n\tssat r7, #16, r7\n\t" \
+    "strh r5, [r8, r9]\n\tstrh r6, [r12]\n\tstrh r7, [r12, r9]\n\tstrh r4, [r8], #2\n\t" \
+    "subs r10, r10, #1\n\tstrd r8, r10, [r0, #32]\n\t"
+#define BL14_STORE32 \
+    "str r5, [r8, r9]\n\tstr r6, [r12]\n\tstr r7, [r12, r9]\n\tstr r4, [r8], #4\n\t" \
+    "subs r10, r10, #1\n\tstrd r8, r10, [r0, #32]\n\t"
+
+/* A run of channels done (block layout: the four channels of a chunk): the next run's first output, or done. */
+#define BL14_NEXT_RUN \
+    "ldrd r10, r11, [r0, #76]\n\tcmp r10, #0\n\tbeq 8f\n\tsub r10, r10, #1\n\tstr r10, [r0, #76]\n\t" \
+    "add r8, r8, r11\n\tmovs r10, #4\n\tstrd r8, r10, [r0, #32]\n\tb 1b\n"
+
 
 /* Channels [0, todo) of a block of four tokens through `channels` (a kernel's block4_channels), the ones it leaves by
  * the 64-bit formula; row-major: one run of every channel, block layout: runs of the four channels of a chunk.
