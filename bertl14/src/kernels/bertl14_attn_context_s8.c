@@ -4,7 +4,7 @@
  * (then every w_ju < 2^15; the case in every converted model) the DSP body makes the weights as int16, two keys
  * a multiply-accumulate pair each (SMLABB/SMLATB from the probabilities unpacked by UXTB16), and takes two
  * channels against two queries a step (bertl14_dot2x2_block4: 12 instructions for 16 MACs). Else, and in the
- * portable body, one MLA a term, the weights made on the way. */
+ * portable body, one MLA a term: a query's weights made once, then four channels against them. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 #include "bertl14_block4_dot.h"
@@ -151,12 +151,57 @@ static void pair_asm(const int16_t *v, const int16_t *w, uint32_t np, uint32_t d
 #endif
 #endif
 
+/* The portable body (with the DSP kernels: scales of 2^15 and more, rare). */
+#if defined(BERTL14_USE_DSP)
+BERTL14_COLD
+#endif
+static void context_rows(const uint8_t *p, uint32_t nq, uint32_t n, uint32_t d, const int16_t *v, const uint32_t *sv,
+                         int16_t *w, int16_t *ctx, uint32_t ctx_stride)
+{
+    const uint32_t np = bertl14_attn_padded(n);
+    /* one MLA a term: a query's weights made once into the scratch (as int32: sv_u may exceed 2^15 here), then a
+     * block of four channels against them, key chunk by key chunk (the padded keys weigh 0: sv_u = 0 there) */
+    int32_t *const wj = (int32_t *)(void *)w;
+    const uint32_t d4 = d & ~3u;
+    for (uint32_t j = 0; j < nq; j++) {
+        const uint8_t *const pj = p + j * np;
+        for (uint32_t u = 0; u < np; u++) {
+            wj[u] = (int32_t)((pj[u] * sv[u] + 128u) >> 8);
+        }
+        int16_t *const cj = ctx + j * ctx_stride;
+        for (uint32_t c = 0; c < d4; c += 4u) {                     /* channel c + h, key u at blk[u / 4 * 16 + 4 h + u % 4] */
+            const int16_t *blk = v + c * np;
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            for (uint32_t u = 0; u < np; u += 4u, blk += 16) {
+                const int32_t w0 = wj[u], w1 = wj[u + 1u], w2 = wj[u + 2u], w3 = wj[u + 3u];
+                a0 += w0 * blk[0] + w1 * blk[1] + w2 * blk[2] + w3 * blk[3];
+                a1 += w0 * blk[4] + w1 * blk[5] + w2 * blk[6] + w3 * blk[7];
+                a2 += w0 * blk[8] + w1 * blk[9] + w2 * blk[10] + w3 * blk[11];
+                a3 += w0 * blk[12] + w1 * blk[13] + w2 * blk[14] + w3 * blk[15];
+            }
+            cj[c] = out16(a0);
+            cj[c + 1u] = out16(a1);
+            cj[c + 2u] = out16(a2);
+            cj[c + 3u] = out16(a3);
+        }
+        for (uint32_t c = d4; c < d; c++) {                         /* the last block's channels */
+            const int16_t *const row = v + d4 * np + 4u * (c - d4);
+            int32_t acc = 0;
+            for (uint32_t u = 0; u < np; u++) {
+                acc += wj[u] * row[(u & ~3u) * 4u + (u & 3u)];
+            }
+            cj[c] = out16(acc);
+        }
+    }
+}
+
 void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, uint32_t nq, const int16_t *v,
                              const uint32_t *sv, uint32_t sv_max, int16_t *w, int16_t *ctx, uint32_t ctx_stride)
 {
-    const uint32_t n = ap->n, d = ap->d, np = bertl14_attn_padded(n);
+    const uint32_t n = ap->n, d = ap->d;
 #if defined(BERTL14_USE_DSP)
     if (sv_max < 0x8000u) {
+        const uint32_t np = bertl14_attn_padded(n);
         weights16(p, sv, n, w);
         const uint32_t chunks = np / 4u;
         uint32_t j = 0;
@@ -176,17 +221,6 @@ void bertl14_attn_context_s8(const bertl14_attn_params *ap, const uint8_t *p, ui
     }
 #else
     (void)sv_max;                                                  /* the DSP body's test */
-    (void)w;
 #endif
-    for (uint32_t j = 0; j < nq; j++) {                            /* one MLA a term */
-        const uint8_t *const pj = p + j * np;
-        for (uint32_t c = 0; c < d; c++) {
-            const int16_t *const row = v + (c & ~3u) * np + 4u * (c & 3u);     /* key u at row[(u / 4) * 16 + u % 4] */
-            int32_t acc = 0;
-            for (uint32_t u = 0; u < n; u++) {
-                acc += (int32_t)((pj[u] * sv[u] + 128u) >> 8) * row[(u & ~3u) * 4u + (u & 3u)];
-            }
-            ctx[j * ctx_stride + c] = out16(acc);
-        }
-    }
+    context_rows(p, nq, n, d, v, sv, w, ctx, ctx_stride);
 }

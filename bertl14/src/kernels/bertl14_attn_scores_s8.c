@@ -141,10 +141,50 @@ static void scores_dsp(const int16_t *q, const uint32_t *sqs, uint32_t nq, const
 }
 #endif
 
+/* The portable body (with the DSP kernels: shapes and scales outside the fast cases, rare): a query against a block
+ * of four keys at a time, one MLA a term, the scores scaled in 64 bits. */
+#if defined(BERTL14_USE_DSP)
+BERTL14_COLD
+#endif
+static void scores_rows(const int16_t *q, const uint32_t *sq, uint32_t nq, const int16_t *k, const uint32_t *sk,
+                        uint32_t n, uint32_t d, int32_t shift, int32_t *scores, int32_t *max)
+{
+    const uint32_t np = bertl14_attn_padded(n);
+    for (uint32_t j = 0; j < nq; j++) {
+        int32_t *const row = scores + j * np, mx = INT32_MIN;
+        for (uint32_t u0 = 0; u0 < n; u0 += 4u) {
+            const int16_t *const kb = k + u0 * d;            /* the keys' block: chunk c of key u0 + h at 16 c + 4 h */
+            const uint32_t nk = n - u0 < 4u ? n - u0 : 4u;   /* the block's keys (a last block's others unused) */
+            int32_t acc[4] = {0, 0, 0, 0};
+            if (d % 4u == 0u && nk == 4u) {
+                const int16_t *qc = q + 4u * j, *kc = kb;    /* chunk c of query j at 16 c + 4 j */
+                for (uint32_t c = 0; c < d; c += 4u, qc += 16, kc += 16) {
+                    const int32_t x0 = qc[0], x1 = qc[1], x2 = qc[2], x3 = qc[3];
+                    acc[0] += x0 * kc[0] + x1 * kc[1] + x2 * kc[2] + x3 * kc[3];
+                    acc[1] += x0 * kc[4] + x1 * kc[5] + x2 * kc[6] + x3 * kc[7];
+                    acc[2] += x0 * kc[8] + x1 * kc[9] + x2 * kc[10] + x3 * kc[11];
+                    acc[3] += x0 * kc[12] + x1 * kc[13] + x2 * kc[14] + x3 * kc[15];
+                }
+            } else {
+                for (uint32_t h = 0; h < nk; h++) {
+                    for (uint32_t i = 0; i < d; i++) {
+                        acc[h] += q[bertl14_block_index(j, i, 4u, d)] * kb[bertl14_block_index(h, i, 4u, d)];
+                    }
+                }
+            }
+            for (uint32_t h = 0; h < nk; h++) {
+                row[u0 + h] = scale_score(acc[h], sq[j], sk[u0 + h], shift);
+                mx = row[u0 + h] > mx ? row[u0 + h] : mx;
+            }
+        }
+        max[j] = mx;
+    }
+}
+
 void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int16_t *q, const uint32_t *sq, uint32_t nq,
                             const int16_t *k, const uint32_t *sk, uint32_t sk_max, int32_t *scores, int32_t *max)
 {
-    const uint32_t n = ap->n, d = ap->d, np = bertl14_attn_padded(n);
+    const uint32_t n = ap->n, d = ap->d;
     const int32_t shift = ap->score_shift;
 #if defined(BERTL14_USE_DSP)
     if (d % 4u == 0u && d <= 128u && shift >= 21 && shift <= 62) {
@@ -163,16 +203,5 @@ void bertl14_attn_scores_s8(const bertl14_attn_params *ap, const int16_t *q, con
 #else
     (void)sk_max;                                         /* the DSP body's test */
 #endif
-    for (uint32_t j = 0; j < nq; j++) {                   /* one score at a time */
-        int32_t *const row = scores + j * np, mx = INT32_MIN;
-        for (uint32_t u = 0; u < n; u++) {
-            int32_t acc = 0;
-            for (uint32_t i = 0; i < d; i++) {
-                acc += q[bertl14_block_index(j, i, 4u, d)] * k[bertl14_block4_index(u, i, d)];
-            }
-            row[u] = scale_score(acc, sq[j], sk[u], shift);
-            mx = row[u] > mx ? row[u] : mx;
-        }
-        max[j] = mx;
-    }
+    scores_rows(q, sq, nq, k, sk, n, d, shift, scores, max);
 }
