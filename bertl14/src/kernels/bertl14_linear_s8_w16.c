@@ -411,14 +411,8 @@ static inline int32_t dot_block_c(const int16_t *w, const int16_t *x, uint32_t t
 static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb, uint32_t in, const int16_t *w,
                          uint32_t out, const bertl14_requant_t *rq, int16_t *y16, int32_t *y32, uint32_t y_stride)
 {
-    uint32_t sc[4], smax;
-    sc[0] = x_scale[0];
-    sc[1] = nb > 1u ? x_scale[1] : 0u;
-    sc[2] = nb > 2u ? x_scale[2] : 0u;
-    sc[3] = nb > 3u ? x_scale[3] : 0u;
-    smax = sc[0] > sc[1] ? sc[0] : sc[1];
-    smax = sc[2] > smax ? sc[2] : smax;
-    smax = sc[3] > smax ? sc[3] : smax;
+    uint32_t sc[4];
+    const uint32_t smax = block_scales(x_scale, nb, sc);
     const uint32_t tail_start = out & ~3u;
     const uint32_t mlimit = mult_limit(smax), chunks = in / 4u;
     uint32_t o = 0;

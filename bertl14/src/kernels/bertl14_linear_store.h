@@ -58,6 +58,18 @@ static inline void put(int16_t *y16, int32_t *y32, uint32_t idx, int32_t v)
     }
 }
 
+/* The row scales of a block of nb (1..4) tokens, 0 for the tokens it does not have; returns the largest. */
+static inline uint32_t block_scales(const uint32_t *x_scale, uint32_t nb, uint32_t sc[4])
+{
+    sc[0] = x_scale[0];
+    sc[1] = nb > 1u ? x_scale[1] : 0u;
+    sc[2] = nb > 2u ? x_scale[2] : 0u;
+    sc[3] = nb > 3u ? x_scale[3] : 0u;
+    uint32_t smax = sc[0] > sc[1] ? sc[0] : sc[1];
+    smax = sc[2] > smax ? sc[2] : smax;
+    return sc[3] > smax ? sc[3] : smax;
+}
+
 /* The largest M with s * M < 2^31 for every scale s <= smax: one compare a channel instead of a multiply and a
  * test (M is positive, bertl14_model.c). */
 static inline uint32_t mult_limit(uint32_t smax)
