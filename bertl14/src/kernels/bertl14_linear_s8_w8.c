@@ -12,8 +12,8 @@
  * weights one LDMIA. Widening costs what the INT16 kernel's second read of each weight row costs, so INT8 weights
  * take no more instructions a MAC than INT16 ones. INT8 weights give requantization shifts about 8 below the INT16
  * ones; the DSP body lifts the sums so that the shift is 32 (one SMMULR, as the INT16 kernel's S = 32 store). The
- * Helium build (MVE) uses this DSP body: there is no Helium body for INT8 weights. Every body computes the same
- * bits. */
+ * Helium build (MVE) runs the INT16 kernel's Helium body (bertl14_linear_mve.h) with the weights widened as they
+ * load. Every body computes the same bits. */
 #include "bertl14_kernels.h"
 #include "bertl14_acle_emul.h"
 
@@ -37,7 +37,40 @@ static int32_t dot_block_c(const int8_t *w, const int16_t *x, uint32_t t, uint32
     return a;
 }
 
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_MVE)
+/* The Helium body (bertl14_linear_mve.h) with INT8 weights: eight weights one VLDRB.S16 (widened as they load, in
+ * the blob's order 4c, 4c+2, 4c+1, 4c+3), a token's same eight channels one gather of eight halfwords (VLDRH) at
+ * the offsets {0, 2, 1, 3, 4nb, 4nb + 2, 4nb + 1, 4nb + 3} + 4t, so the instructions are the INT16 body's. */
+#include "bertl14_mve.h"
+#define BL14_W_T int8_t
+#define BL14_OFF_T uint16x8_t
+#define BL14_OFFSETS(nb, off0, off) \
+    const uint16x8_t off0 = vaddq_u16(bl14_swizzle16(), \
+                                      vmulq_n_u16(vshrq_n_u16(vidupq_n_u16(0u, 1), 2), (uint16_t)(4u * (nb)))); \
+    const uint16x8_t off[4] = {off0, vaddq_n_u16(off0, 4u), vaddq_n_u16(off0, 8u), vaddq_n_u16(off0, 12u)}
+#define BL14_LDW(p) vldrbq_s16(p)
+#define BL14_LDW_Z(p, pred) vldrbq_z_s16(p, pred)
+#define BL14_GATHER(px, off) vldrhq_gather_shifted_offset_s16((const int16_t *)(const void *)(px), off)
+#define BL14_GATHER_Z(px, off) \
+    vldrhq_gather_shifted_offset_z_s16((const int16_t *)(const void *)(px), off, vctp16q(4))
+#define BL14_ASM_LDW(q, p) "vldrb.s16 %q[" q "], [%[" p "]], #8\n\t"
+#define BL14_ASM_GATHER(q, o) "vldrh.u16 %q[" q "], [%[px], %q[" o "], uxtw #1]\n\t"
+#define BL14_LDX_ROW(px) vldrhq_gather_shifted_offset_s16(px, bl14_swizzle8())
+#define BL14_LDX_ROW_Z(px, pred) vldrhq_gather_shifted_offset_z_s16(px, bl14_swizzle8(), pred)
+#define BL14_LIFT 1
+/* The blob's order within a group of four: lanes 0, 2, 1, 3 (twice: a chunk pair of one token's block values, or
+ * eight values of a row). */
+static inline uint16x8_t bl14_swizzle16(void)
+{
+    const uint16x8_t i = vidupq_n_u16(0u, 1);                                /* 0..7 */
+    return vorrq_u16(vshlq_n_u16(vandq_u16(i, vdupq_n_u16(1u)), 1), vandq_u16(vshrq_n_u16(i, 1), vdupq_n_u16(1u)));
+}
+static inline uint16x8_t bl14_swizzle8(void)
+{
+    return vaddq_u16(bl14_swizzle16(), vandq_u16(vidupq_n_u16(0u, 1), vdupq_n_u16(4u)));
+}
+#include "bertl14_linear_mve.h"
+#elif defined(BERTL14_USE_DSP)
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
 /* The encoder's blocks of four tokens (block4_frame, bertl14_linear_store.h), per channel: the four dot products, the
  * block's chunks contiguous, two tokens' chunk (four words) one LDMIA. Per chunk of four inputs two SXTB16 (the
@@ -259,11 +292,7 @@ static void linear_block(const int16_t *x, const uint32_t *x_scale, uint32_t nb,
     const uint32_t tail_start = out & ~3u;
     const int16_t *const mults = rq->mult, *const shifts = rq->shift;
     const int32_t *const biases = rq->bias;
-    /* |acc| <= 127 * 128 * in (activations -127..127, weights -128..127): a lift by j <= jsafe fits every sum */
-    uint32_t jsafe = 0;
-    while (jsafe < 24u && ((uint64_t)(127u * 128u * in) << (jsafe + 1u)) < 0x80000000u) {
-        jsafe++;
-    }
+    const uint32_t jsafe = int8_lift_limit(in);             /* a lift by j <= jsafe fits every sum */
     uint32_t o = 0;
 #if BERTL14_ACLE_NATIVE && defined(__GNUC__) && defined(__thumb2__)
     if (nb == 4u && in && !(in & 15u)) {
@@ -329,7 +358,13 @@ void bertl14_linear_s8_w8(const bertl14_linear_dims *dims, const bertl14_requant
                           const uint32_t *x_scale, const int8_t *w, int16_t *y16, int32_t *y32)
 {
     const uint32_t tokens = dims->tokens, in = dims->in, out = dims->out, y_stride = dims->y_stride;
-#if defined(BERTL14_USE_DSP)
+#if defined(BERTL14_USE_MVE)
+    /* halfword gathers: 4-byte aligned activations, whole chunks (else the portable loop) */
+    if (tokens <= 4u && !((uintptr_t)x & 3u) && !(in & 3u)) {
+        linear_block(x, x_scale, tokens, in, w, out, rq, y16, y32, y_stride);
+        return;
+    }
+#elif defined(BERTL14_USE_DSP)
     /* word loads: 4-byte aligned weight rows and activations, whole chunks (else the portable loop) */
     if (tokens <= 4u && !(((uintptr_t)w | (uintptr_t)x) & 3u) && !(in & 3u)) {
         linear_block(x, x_scale, tokens, in, w, out, rq, y16, y32, y_stride);

@@ -33,6 +33,17 @@ static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc,
     }
 }
 
+/* INT8 weights: the largest j with every sum of a layer of `in` inputs times 2^j within int32 (|acc| <= 127 * 128 * in:
+ * activations -127..127, weights -128..127), at most 24: the lift the accelerated bodies may apply to all sums. */
+static inline uint32_t int8_lift_limit(uint32_t in)
+{
+    uint32_t j = 0;
+    while (j < 24u && ((uint64_t)(127u * 128u * in) << (j + 1u)) < 0x80000000u) {
+        j++;
+    }
+    return j;
+}
+
 /* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
 static inline uint32_t out_index(uint32_t t, uint32_t o, uint32_t tokens, uint32_t out, uint32_t y_stride)
 {
