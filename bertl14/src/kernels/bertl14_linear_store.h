@@ -37,11 +37,12 @@ static void store_requant(int16_t *y16, int32_t *y32, uint32_t idx, int32_t acc,
  * activations -127..127, weights -128..127), at most 24: the lift the accelerated bodies may apply to all sums. */
 static inline uint32_t int8_lift_limit(uint32_t in)
 {
-    uint32_t j = 0;
-    while (j < 24u && ((uint64_t)(127u * 128u * in) << (j + 1u)) < 0x80000000u) {
-        j++;
+    const uint32_t bound = 127u * 128u * in;
+    if (bound == 0u) {
+        return 24u;
     }
-    return j;
+    const uint32_t lead = (uint32_t)__builtin_clz(bound);         /* bound * 2^j < 2^31 for j <= lead - 1 */
+    return lead == 0u ? 0u : (lead - 1u < 24u ? lead - 1u : 24u);
 }
 
 /* Output element (token t, channel o): row-major with y_stride, or the block layout (y_stride 0). */
