@@ -319,8 +319,7 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
             _dump_json(out_dir / "manifest.json", man)
         (out_dir / "manifest.json").touch()
         return man
-    rel = man.get("sources", {}).get("path")
-    source = (src / rel) if rel else None
+    source = manifest_source(src, man)
     if source is not None and (source / "config.json").is_file():
         keep = {k: man["options"][k] for k in ("act_scale", "smoothing", "vocab")}
         if keep["vocab"] == "trim":
@@ -333,11 +332,17 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
                     "convert the Hugging Face folder with the options you need")
 
 
+def manifest_source(folder: Path, manifest: dict) -> Path | None:
+    """The folder a converted model was converted from, as its manifest.json names it (relative to `folder`), or
+    None; it may have moved or gone since."""
+    rel = (manifest.get("sources") or {}).get("path")
+    return Path(folder) / rel if rel else None
+
+
 def _lacks_source_domains(src: Path, man: dict) -> bool:
     """A folder converted before the converter carried intent_domains.json, whose source (at hand) has one: a copy
     would lose the domain rule, so it is converted again from that source."""
-    rel = man.get("sources", {}).get("path")
-    source = (src / rel) if rel else None
+    source = manifest_source(src, man)
     return (not (src / INTENT_DOMAINS_FILE).is_file() and source is not None
             and (source / "config.json").is_file() and (source / INTENT_DOMAINS_FILE).is_file())
 

@@ -80,10 +80,11 @@ class Model:
     def _find_source(self) -> Path | None:
         if self.source_dir is not None:
             return self.source_dir
-        rel = self.manifest.get("sources", {}).get("path")
-        if rel is None:
+        from .convert import manifest_source
+        cand = manifest_source(self.path, self.manifest)
+        if cand is None:
             return None
-        cand = (self.path / rel).resolve()
+        cand = cand.resolve()
         if not (cand / "config.json").is_file():
             return None
         files = self.manifest["sources"]["files"]

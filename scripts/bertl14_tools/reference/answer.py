@@ -23,7 +23,6 @@ The domain table itself (intent_domains.json, label and name domain masks) is re
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -62,12 +61,9 @@ def model_min_score_milli(model) -> int:
     value = model.manifest.get("min_score_milli")
     if value is not None:
         return int(value)
-    rel = (model.manifest.get("sources") or {}).get("path")
-    source = getattr(model, "source_dir", None) or ((Path(model.path) / rel).resolve() if rel else None)
-    path = Path(source) / "training.json" if source else None
-    if path is not None and path.is_file():
-        return to_milli(json.loads(path.read_text(encoding="utf-8")).get("min_score") or 0, f"{path}: min_score")
-    return 0
+    from ..model.convert import manifest_source, model_min_score_milli as source_min_score_milli
+    source = getattr(model, "source_dir", None) or manifest_source(Path(model.path), model.manifest)
+    return source_min_score_milli(Path(source)) if source else 0
 
 
 def min_score_for(model, override: float | None) -> int:
