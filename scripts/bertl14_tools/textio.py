@@ -137,3 +137,18 @@ def load_yaml(path: str | os.PathLike, what: str = "file", loader=None):
     except yaml.YAMLError as exc:
         raise UserError(yaml_error(path, exc)) from None
 
+
+def read_intent_table(folder: str | os.PathLike | None, name: str, item: str) -> dict | None:
+    """A model folder's {intent: [item, ...]} JSON table (intent_slots.json, intent_domains.json: written by
+    `bertl14 train`), or None when the folder has none."""
+    path = Path(folder) / name if folder else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path}: not an intent {item}s JSON file ({exc}); write it again with `bertl14 train`") \
+            from exc
+    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
+        raise UserError(f"{path}: expected {{intent: [{item}, ...]}}; write it again with `bertl14 train`")
+    return table

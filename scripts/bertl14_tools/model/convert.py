@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from . import hf
 from ..errors import UserError
+from ..textio import read_intent_table
 from .floatmodel import FloatModel
 
 FORMAT_NAME = "bertl14-model-folder"
@@ -343,46 +344,26 @@ def _lacks_source_domains(src: Path, man: dict) -> bool:
     """A folder converted before the converter carried intent_domains.json, whose source (at hand) has one: a copy
     would lose the domain rule, so it is converted again from that source."""
     source = manifest_source(src, man)
-    return (not (src / INTENT_DOMAINS_FILE).is_file() and source is not None
-            and (source / "config.json").is_file() and (source / INTENT_DOMAINS_FILE).is_file())
+    return (not (src / hf.INTENT_DOMAINS_FILE).is_file() and source is not None
+            and (source / "config.json").is_file() and (source / hf.INTENT_DOMAINS_FILE).is_file())
 
 
 OUTPUT_FILES = ("model.bl14", "bertl14_weights.c", "bertl14_vocab.c", "bertl14_config.h", "labels.json",
                 "vocab.txt", "tokenizer_config.json", "slots.json", "bertl14_slot_table.c", "intent_slots.json",
-                "bertl14_label_slots.c", "intent_domains.json", "manifest.json")
+                "bertl14_label_slots.c", hf.INTENT_DOMAINS_FILE, "manifest.json")
 # written only when the source model has them (a stale copy from an earlier conversion is removed)
-OPTIONAL_FILES = ("intent_slots.json", "intent_domains.json")
-INTENT_DOMAINS_FILE = "intent_domains.json"
+OPTIONAL_FILES = ("intent_slots.json", hf.INTENT_DOMAINS_FILE)
 
 
 def model_intent_slots(model_dir: Path | None) -> dict | None:
     """The model folder's intent_slots.json (intent -> the slots its answers carry), or None."""
-    path = model_dir / "intent_slots.json" if model_dir else None
-    if path is None or not path.is_file():
-        return None
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(f"{path}: not an intent slots JSON file ({exc}); write it again with `bertl14 train`") from exc
-    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
-        raise UserError(f"{path}: expected {{intent: [slot, ...]}}; write it again with `bertl14 train`")
-    return table
+    return read_intent_table(model_dir, "intent_slots.json", "slot")
 
 
 def model_intent_domains(model_dir: Path | None) -> dict | None:
     """The model folder's intent_domains.json (intent -> the device domains its {name} accepts: the registry's
     domain rule, registry/domains.py), or None."""
-    path = model_dir / INTENT_DOMAINS_FILE if model_dir else None
-    if path is None or not path.is_file():
-        return None
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(f"{path}: not an intent domains JSON file ({exc}); write it again with `bertl14 train`") \
-            from exc
-    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
-        raise UserError(f"{path}: expected {{intent: [domain, ...]}}; write it again with `bertl14 train`")
-    return table
+    return read_intent_table(model_dir, hf.INTENT_DOMAINS_FILE, "domain")
 
 
 def render_label_slots_c(labels: list[str], table: dict | None) -> str:
@@ -519,9 +500,9 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
     # the converted folder carries the domain rule itself: it must not depend on the source folder staying put
     domains = model_intent_domains(model_dir)
     if domains is not None:
-        _dump_json(out_dir / INTENT_DOMAINS_FILE, domains)
+        _dump_json(out_dir / hf.INTENT_DOMAINS_FILE, domains)
     else:
-        (out_dir / INTENT_DOMAINS_FILE).unlink(missing_ok=True)
+        (out_dir / hf.INTENT_DOMAINS_FILE).unlink(missing_ok=True)
     labels_for_slots = list(fm.labels) if fm.has_classifier else []
     _write_bytes(out_dir / "bertl14_label_slots.c", render_label_slots_c(labels_for_slots, label_slots).encode("utf-8"))
     _write_bytes(out_dir / "vocab.txt", "".join(p + "\n" for p in fm.vocab).encode("utf-8"))

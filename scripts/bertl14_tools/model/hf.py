@@ -402,10 +402,14 @@ def load_hf(folder: str | os.PathLike) -> FloatModel:
     )
 
 
+# the registry's domain rule a model ships (registry/domains.py reads it; the converter carries it along)
+INTENT_DOMAINS_FILE = "intent_domains.json"
+
+
 def input_files(folder: str | os.PathLike) -> list[Path]:
     """The files a conversion reads (for the manifest's checksums and the on-the-fly cache key)."""
     folder = Path(folder)
     names = ["config.json", find_weights_file(folder).name, "vocab.txt", "tokenizer_config.json",
-             "labels.json", "tags.json", "calibration.jsonl", "training.json", "intent_domains.json", "slots.json",
+             "labels.json", "tags.json", "calibration.jsonl", "training.json", INTENT_DOMAINS_FILE, "slots.json",
              "intent_slots.json"]
     return [folder / n for n in names if (folder / n).is_file()]

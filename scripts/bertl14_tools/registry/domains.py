@@ -9,38 +9,21 @@ The answer side of the rule (which labels may answer, and their score) is refere
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..errors import UserError
+from ..textio import read_intent_table
 
 DOMAINS = ("", "light", "fan", "switch", "lock", "cover", "media_player", "climate", "vacuum", "lawn_mower",
            "sensor", "binary_sensor", "scene", "script", "button", "valve", "humidifier", "water_heater",
            "todo", "weather", "timer", "input_boolean", "alarm_control_panel", "camera", "siren")
 NONE_LABEL = "none"             # the model's out-of-domain label
 ALL_DOMAINS = 0xFFFFFFFF        # a label that is never filtered (none, intents that take no name)
-INTENT_DOMAINS_FILE = "intent_domains.json"
-
-
-def find_intent_domains(model_dir: str | Path) -> Path | None:
-    """intent_domains.json of a model folder (a Hugging Face folder, or a converted one: the converter copies it
-    there, so a converted folder does not depend on its source staying where it was)."""
-    path = Path(model_dir) / INTENT_DOMAINS_FILE
-    return path if path.is_file() else None
+INTENT_DOMAINS_FILE = "intent_domains.json"   # in a model folder (model/hf.py: a conversion's input, carried along)
 
 
 def load_intent_domains(model_dir: str | Path) -> dict[str, list[str]] | None:
     """intent -> the domains its {name} accepts (None: the model ships no table, so nothing is filtered)."""
-    path = find_intent_domains(model_dir)
-    if path is None:
-        return None
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(table, dict) or not all(isinstance(v, list) for v in table.values()):
-        raise UserError(f"{path}: expected {{\"Intent\": [\"domain\", ...]}}")
-    return table
+    return read_intent_table(model_dir, INTENT_DOMAINS_FILE, "domain")
 
 
 def domain_bit(domain: str | int) -> int:
