@@ -171,18 +171,14 @@ static void context_rows(const uint8_t *p, uint32_t nq, uint32_t n, uint32_t d, 
         int16_t *const cj = ctx + j * ctx_stride;
         for (uint32_t c = 0; c < d4; c += 4u) {                     /* channel c + h, key u at blk[u / 4 * 16 + 4 h + u % 4] */
             const int16_t *blk = v + c * np;
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            int32_t acc[4] = {0, 0, 0, 0};
             for (uint32_t u = 0; u < np; u += 4u, blk += 16) {
-                const int32_t w0 = wj[u], w1 = wj[u + 1u], w2 = wj[u + 2u], w3 = wj[u + 3u];
-                a0 += w0 * blk[0] + w1 * blk[1] + w2 * blk[2] + w3 * blk[3];
-                a1 += w0 * blk[4] + w1 * blk[5] + w2 * blk[6] + w3 * blk[7];
-                a2 += w0 * blk[8] + w1 * blk[9] + w2 * blk[10] + w3 * blk[11];
-                a3 += w0 * blk[12] + w1 * blk[13] + w2 * blk[14] + w3 * blk[15];
+                bertl14_chunk_dot4(acc, wj[u], wj[u + 1u], wj[u + 2u], wj[u + 3u], blk);
             }
-            cj[c] = out16(a0);
-            cj[c + 1u] = out16(a1);
-            cj[c + 2u] = out16(a2);
-            cj[c + 3u] = out16(a3);
+            cj[c] = out16(acc[0]);
+            cj[c + 1u] = out16(acc[1]);
+            cj[c + 2u] = out16(acc[2]);
+            cj[c + 3u] = out16(acc[3]);
         }
         for (uint32_t c = d4; c < d; c++) {                         /* the last block's channels */
             const int16_t *const row = v + d4 * np + 4u * (c - d4);

@@ -159,11 +159,7 @@ static void scores_rows(const int16_t *q, const uint32_t *sq, uint32_t nq, const
             if (d % 4u == 0u && nk == 4u) {
                 const int16_t *qc = q + 4u * j, *kc = kb;    /* chunk c of query j at 16 c + 4 j */
                 for (uint32_t c = 0; c < d; c += 4u, qc += 16, kc += 16) {
-                    const int32_t x0 = qc[0], x1 = qc[1], x2 = qc[2], x3 = qc[3];
-                    acc[0] += x0 * kc[0] + x1 * kc[1] + x2 * kc[2] + x3 * kc[3];
-                    acc[1] += x0 * kc[4] + x1 * kc[5] + x2 * kc[6] + x3 * kc[7];
-                    acc[2] += x0 * kc[8] + x1 * kc[9] + x2 * kc[10] + x3 * kc[11];
-                    acc[3] += x0 * kc[12] + x1 * kc[13] + x2 * kc[14] + x3 * kc[15];
+                    bertl14_chunk_dot4(acc, qc[0], qc[1], qc[2], qc[3], kc);
                 }
             } else {
                 for (uint32_t h = 0; h < nk; h++) {

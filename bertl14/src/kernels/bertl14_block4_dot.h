@@ -1,5 +1,6 @@
-/* Dot products of two rows of one block of four rows against two rows of another (the attention's operands,
- * bertl14_kernels.h "blocks of four rows"): the DSP step the scores and the context kernels share. */
+/* Dot products of rows of one block of four rows against rows of another (the attention's operands,
+ * bertl14_kernels.h "blocks of four rows"): the steps the scores and the context kernels share, the portable one and
+ * the DSP one. */
 #ifndef BERTL14_BLOCK4_DOT_H
 #define BERTL14_BLOCK4_DOT_H
 
@@ -13,6 +14,16 @@
 #else
 #define BERTL14_BLOCK4_ASM 0
 #endif
+
+/* One chunk of four values (x0..x3, one row's) against the same chunk of the four rows of a block (b: 16 values, row
+ * h's at 4h), added to acc[h]: one MLA a term (the portable bodies). */
+static inline void bertl14_chunk_dot4(int32_t acc[4], int32_t x0, int32_t x1, int32_t x2, int32_t x3, const int16_t *b)
+{
+    acc[0] += x0 * b[0] + x1 * b[1] + x2 * b[2] + x3 * b[3];
+    acc[1] += x0 * b[4] + x1 * b[5] + x2 * b[6] + x3 * b[7];
+    acc[2] += x0 * b[8] + x1 * b[9] + x2 * b[10] + x3 * b[11];
+    acc[3] += x0 * b[12] + x1 * b[13] + x2 * b[14] + x3 * b[15];
+}
 
 #if defined(BERTL14_USE_DSP)
 /*
