@@ -15,9 +15,9 @@
 #include "bertl14_mve.h"
 
 /* Dot products of weight rows with the tokens of the block, into acc[t][lane] (token t, channel o + lane). Eight
- * weights (one VLDRH) against the same eight channels of a token, chunks 2j and 2j+1, which are 4 * nb values apart
- * in the block layout: one gather of four words (VLDRW) at the word offsets {2t, 2t + 1, 2nb + 2t, 2nb + 2t + 1}
- * from the pair's start, one VMLADAVA (eight MACs). A last single chunk (in % 8 == 4) is the same with the upper
+ * weights (one load, BL14_LDW) against the same eight channels of a token, chunks 2j and 2j+1, which are 4 * nb
+ * values apart in the block layout: one gather (BL14_GATHER; INT16 weights: four words at the word offsets
+ * {2t, 2t + 1, 2nb + 2t, 2nb + 2t + 1} from the pair's start), one VMLADAVA (eight MACs). A last single chunk (in % 8 == 4) is the same with the upper
  * lanes predicated off (single_mve). */
 static inline __attribute__((always_inline)) int32_t single_mve(int32_t s, const BL14_W_T *pw, const int32_t *px,
                                                                 BL14_OFF_T off)
@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) int32_t single_mve(int32_t s, const
     return vmladavaq_s16(s, BL14_LDW_Z(pw, vctp16q(4)), BL14_GATHER_Z(px, off));
 }
 
-/* A block of four tokens (the encoder's case), two weight rows (w, w + in) a pass: per pair of chunks two VLDRH,
+/* A block of four tokens (the encoder's case), two weight rows (w, w + in) a pass: per pair of chunks two weight loads,
  * four gathers and eight VMLADAVA, 17 instructions for 64 MACs, in assembly: GCC 12 keeps neither the eight sums
  * in the even registers VMLADAVA needs (constraint Te) nor the offsets in vector registers across its own loop.
  * The assembly only reads memory this function never writes (the weights, the input block): no memory clobber. */
@@ -85,7 +85,7 @@ static void dot2_block4(const BL14_W_T *w, uint32_t in, const int16_t *x, const 
 }
 
 /* A single token (the heads: pooler, classifier, tagger) is a plain row: four weight rows a pass against the same
- * eight activations (one VLDRH of the row, four of weights, four VMLADAVA), into acc[0][0..3]. */
+ * eight activations (one load of the row, four of weights, four VMLADAVA), into acc[0][0..3]. */
 BERTL14_NOINLINE static void dot4_row(const BL14_W_T *w, uint32_t in, const int16_t *x, int32_t acc[4][4])
 {
     const BL14_W_T *p0 = w, *p1 = w + in, *p2 = p1 + in, *p3 = p2 + in;
