@@ -65,3 +65,44 @@ def test_tiny_training_run(tmp_path):
     from bertl14_tools.model.hf import load_hf
     fm = load_hf(out)
     assert fm.labels == labels and fm.vocab == vocab and fm.num_layers == 1
+
+
+def test_distillation_keeps_the_hard_label_on_out_of_domain_sentences():
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    from bertl14_tools.train.training import distil_loss
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.5, 1.5, 0.0]])
+    teacher = torch.tensor([[0.0, 3.0, 0.0], [0.0, 0.0, 3.0]])
+    labels = torch.tensor([0, 1])
+    hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
+    soft = torch.nn.functional.kl_div(torch.log_softmax(logits / 2, -1), torch.softmax(teacher / 2, -1),
+                                      reduction="none").sum(-1) * 4
+    both = distil_loss(logits, teacher, labels, torch.tensor([True, False]), 2.0)
+    assert torch.isclose(both, (soft[0] + hard[1]) / 2)
+    assert torch.isclose(distil_loss(logits, teacher, labels, torch.tensor([False, False]), 2.0), hard.mean())
+
+
+def test_training_goes_on_from_a_model(tmp_path, capsys):
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
+    from safetensors.torch import load_file
+    ds = data.build_dataset("en", per_intent=10, seed=0)
+    data.write_dataset(ds, tmp_path / "ds")
+    common = ["--data", str(tmp_path / "ds"), "--epochs", "1", "--no-test", "--quiet", "--calibration", "20",
+              "--min-intent-accuracy", "0", "--no-calibrate"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert main(["train", "--arch", "tiny", "--out", str(first), "--max-steps", "3", *common]) == 0
+    # --arch is ignored: the shape, word pieces and heads are the first model's
+    assert main(["train", "--arch", "default", "--init", str(first), "--out", str(second), "--max-steps", "1",
+                 "--lr", "1e-9", *common]) == 0
+    assert (second / "vocab.txt").read_text() == (first / "vocab.txt").read_text()
+    assert json.loads((second / "labels.json").read_text()) == json.loads((first / "labels.json").read_text())
+    a, b = load_file(str(first / "model.safetensors")), load_file(str(second / "model.safetensors"))
+    assert a.keys() == b.keys()
+    for name in a:      # one step at a learning rate of 1e-9 leaves every weight where it was
+        assert torch.allclose(a[name], b[name], atol=1e-5), name
+    info = json.loads((second / "training.json").read_text())["training"]
+    assert info["init"] == str(first) and f"--init {first}" in info["command"]
+    capsys.readouterr()
+    assert main(["train", "--init", str(tmp_path / "ds"), "--out", str(tmp_path / "x"), *common]) != 0
+    assert "has no config.json: give a model folder made by `bertl14 train`" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

@@ -259,6 +259,8 @@ def check_options(args) -> None:
         raise UserError(f"--out {out} is a file: give a folder for the model")
     if args.augment and not args.teacher:
         raise UserError("--augment needs --teacher: the teacher labels the variants")
+    if args.init and not (Path(args.init) / "config.json").is_file():
+        raise UserError(f"--init {args.init} has no config.json: give a model folder made by `bertl14 train`")
     if args.teacher and not (Path(args.teacher) / "config.json").is_file():
         raise UserError(f"--teacher {args.teacher} has no config.json: give a model folder made by `bertl14 train`")
 
@@ -305,6 +307,51 @@ def joint_model_class():
             return logits, self.token_classifier(self.dropout(out.last_hidden_state))
 
     return BertForIntentAndSlots
+
+
+def distil_loss(logits, teacher_logits, labels, in_domain, temp: float):
+    """Distillation target per sentence: the teacher's softened answer (KL at temperature `temp`, scaled by
+    temp^2) where `in_domain`, the hard label (cross-entropy) elsewhere."""
+    import torch
+    soft = torch.nn.functional.kl_div(torch.log_softmax(logits / temp, -1), torch.softmax(teacher_logits / temp, -1),
+                                      reduction="none").sum(-1) * temp * temp
+    hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
+    return torch.where(in_domain, soft, hard).mean()
+
+
+def init_from(folder: Path, joint, labels: list[str], tags: list[str]):
+    """A model, its tokenizer and word pieces to go on training from `folder` (a model made by `bertl14 train`):
+    its encoder and word pieces as they are, its intent and tag heads' rows matched to `labels` and `tags` by name
+    (new ones start fresh), the scores' temperature taken out of the intent head again."""
+    import torch
+    from transformers import BertConfig, BertTokenizer
+    try:
+        config = BertConfig.from_pretrained(folder)
+        old_labels = json.loads((folder / "labels.json").read_text(encoding="utf-8"))
+        old_tags = json.loads((folder / "tags.json").read_text(encoding="utf-8")) if (folder / "tags.json").exists() else []
+        vocab = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+        temperature = json.loads((folder / "training.json").read_text()).get("training", {}).get("temperature") or 1.0
+        source = joint.from_pretrained(folder, config=BertConfig.from_pretrained(folder))
+    except (OSError, ValueError, KeyError) as exc:
+        raise UserError(f"--init {folder}: not a model folder made by `bertl14 train` ({exc})") from None
+    config.num_labels, config.num_tags = len(labels), len(tags)
+    model = joint(config)
+    state = {k: v for k, v in source.state_dict().items()
+             if not k.startswith(("classifier.", "token_classifier."))}
+    model.load_state_dict(state, strict=False)
+    with torch.no_grad():
+        for head, old, new, scale in ((model.classifier, source.classifier, labels, temperature),
+                                      (model.token_classifier, source.token_classifier, tags, 1.0)):
+            if head is None or old is None:
+                continue
+            names = old_labels if head is model.classifier else old_tags
+            for i, name in enumerate(new):
+                if name in names:
+                    head.weight[i] = old.weight[names.index(name)] * scale
+                    head.bias[i] = old.bias[names.index(name)] * scale
+    tokenizer = BertTokenizer(str(folder / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
+                              strip_accents=None)
+    return model, tokenizer, vocab
 
 
 TEMPERATURES = [round(0.25 + 0.05 * i, 2) for i in range(76)]     # 0.25 .. 4.0
@@ -493,7 +540,10 @@ def run(args) -> int:
         tags = []          # no slot spans in the data: intent only
     tag_index = {t: i for i, t in enumerate(tags)}
     Joint = joint_model_class()
-    if arch.get("pretrained") == "minilm":
+    if args.init:      # go on from a trained model: its shape, word pieces and weights; heads matched by name
+        model, tokenizer, vocab = init_from(Path(args.init), Joint, labels, tags)
+        lr = args.lr or 2e-4
+    elif arch.get("pretrained") == "minilm":
         src = minilm_dir()
         tokenizer = BertTokenizer.from_pretrained(src)
         config = transformers.BertConfig.from_pretrained(src, num_labels=len(labels))
@@ -531,8 +581,10 @@ def run(args) -> int:
         aug_texts = augmented_texts(Path(args.teacher), train_rows, args.augment, stats.get("lang", "en"), args.seed)
         aug_logits = teacher_predictions(Path(args.teacher), [{"text": t} for t in aug_texts], labels)
 
-    if arch.get("pretrained"):   # the pretrained model's own word pieces (save_vocabulary's file name varies)
+    if arch.get("pretrained") and not args.init:   # the pretrained model's own word pieces (save_vocabulary's file name varies)
         shutil.copyfile(src / "vocab.txt", work / "vocab.txt")
+    elif args.init:
+        write_tokenizer_files(work, vocab)
     tok = wordpiece(work / "vocab.txt")
     train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
     if args.augment:
@@ -573,22 +625,21 @@ def run(args) -> int:
                     enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
                 logits, tag_logits = model(**enc)
                 loss = torch.nn.functional.cross_entropy(logits, y[idx], weight=weight)
+                if teacher_logits is not None:
+                    # the teacher's soft answer beside the label, but never on `none` sentences: a student taught
+                    # the teacher's doubts about out-of-domain sentences has scores no threshold separates
+                    in_domain = y[idx] != (-1 if none_id is None else none_id)
+                    loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], in_domain, temp)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
                     target = pad_batch([train_tags[i] for i in idx], IGNORE)
                     loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
                         tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
-                if teacher_logits is not None:
-                    soft = torch.nn.functional.kl_div(torch.log_softmax(logits / temp, -1),
-                                                      torch.softmax(teacher_logits[idx] / temp, -1),
-                                                      reduction="batchmean") * temp * temp
-                    loss = alpha * loss + (1 - alpha) * soft
                 if aug_ids is not None:   # this epoch's variant of each sentence, the teacher's answer its target
                     pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
                     a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
                     a_logits, _ = model(input_ids=a_ids, attention_mask=(a_ids != tokenizer.pad_token_id).long())
-                    loss = loss + torch.nn.functional.kl_div(
-                        torch.log_softmax(a_logits / temp, -1), torch.softmax(aug_logits[pick] / temp, -1),
-                        reduction="batchmean") * temp * temp
+                    in_domain = y[idx] != (-1 if none_id is None else none_id)   # a variant of a `none` sentence stays `none`
+                    loss = loss + distil_loss(a_logits, aug_logits[pick], y[idx], in_domain, temp)
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -669,7 +720,7 @@ def run(args) -> int:
     training = {"arch": args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
                 "stopped": stopped, "patience": args.patience, "balance": args.balance,
                 "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
-                "augment": args.augment,
+                "augment": args.augment, "init": args.init,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
                 "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
@@ -1090,6 +1141,9 @@ def register(subparsers) -> None:
     p.add_argument("--data", required=True, help="folder made by `bertl14 dataset`")
     p.add_argument("--arch", default="default", help="default, small, minilm, LxHxI[xA][:VOCAB] or a JSON file")
     p.add_argument("--out", required=True, help="output model folder, e.g. models/intent-en")
+    p.add_argument("--init", metavar="MODEL",
+                   help="go on training a model folder made by `bertl14 train` (its shape and word pieces; --arch "
+                        "is ignored) instead of starting from scratch; default --lr 2e-4")
     p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
     p.add_argument("--augment", type=int, default=0, metavar="K",
                    help="with --teacher: K variants of every training sentence (words replaced by the teacher's "
@@ -1143,6 +1197,8 @@ def register(subparsers) -> None:
 def command_line(args) -> str:
     """The `bertl14 train` command that reproduces this run, from the parsed arguments."""
     parts = ["bertl14", "train", "--data", args.data, "--arch", args.arch, "--out", args.out]
+    if args.init:
+        parts += ["--init", args.init]
     if args.teacher:
         parts += ["--teacher", args.teacher]
     if args.augment:
