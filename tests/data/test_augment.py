@@ -55,9 +55,10 @@ def test_nearest_neighbours_leave_out_forms_of_the_word(tmp_path):
     assert nn == {"turn": ["flip"]}      # not "turned" (a form of it), not "banana" (far), not "##s" (a piece)
 
 
-def test_train_with_augmented_distillation(tmp_path):
-    pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+def test_train_with_augmented_distillation(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
+    monkeypatch.setenv("BERTL14_CACHE", str(tmp_path / "cache"))    # the teacher's answers: not the user's cache
     ds = data.build_dataset("en", per_intent=6, seed=0)
     data.write_dataset(ds, tmp_path / "ds")
     common = ["--data", str(tmp_path / "ds"), "--arch", "tiny", "--epochs", "1", "--max-steps", "2", "--no-test",
@@ -69,3 +70,21 @@ def test_train_with_augmented_distillation(tmp_path):
                  "--augment", "2"]) == 0
     info = json.loads((tmp_path / "student" / "training.json").read_text())
     assert info["training"]["augment"] == 2 and "--augment 2" in info["training"]["command"]
+    # the teacher's answers are cached a sentence at a time: a data folder that gains a sentence labels only it
+    from bertl14_tools.train import training
+    rows = [json.loads(line) for line in (tmp_path / "ds" / "train.jsonl").open(encoding="utf-8")]
+    labels = sorted({r["intent"] for r in rows})
+    labelled = []
+    real = training._teacher_logits
+    monkeypatch.setattr(training, "_teacher_logits",
+                        lambda folder, todo, labs: labelled.append(len(todo)) or real(folder, todo, labs))
+    first = training.teacher_predictions(tmp_path / "teacher", rows[:5], labels)
+    again = training.teacher_predictions(tmp_path / "teacher", [{"text": "turn on the porch light"}, *rows[:5]],
+                                         labels)
+    assert labelled[-1] == 1 and again.shape == (6, len(labels))
+    assert torch.equal(again[1:], first)
+    assert torch.allclose(again[:1], real(tmp_path / "teacher", [{"text": "turn on the porch light"}], labels))
+    # a sentence's variants do not depend on the other sentences of the folder
+    variants = training.augmented_texts(tmp_path / "teacher", rows[:8], 2, "en", 0)
+    fewer = training.augmented_texts(tmp_path / "teacher", rows[3:8], 2, "en", 0)
+    assert variants[3:8] == fewer[:5] and variants[11:16] == fewer[5:]

@@ -591,6 +591,11 @@ def run(args) -> int:
         aug_ids = [e.ids for e in tok.encode_batch(aug_texts)]
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
+    # where the teacher's soft answer is the target (elsewhere, and on those sentences' variants, the label is): never
+    # on `none` sentences, since a student taught the teacher's doubts about out-of-domain sentences has scores no
+    # threshold separates, nor on sentences with the registry's placeholders, which a pretrained teacher reads as
+    # unknown text ("[", "name", "]")
+    teach = torch.tensor([r["intent"] != "none" and not r.get("masked") for r in train_rows])
     steps_per_epoch = math.ceil(len(epoch_order(y.tolist(), random.Random(0), none_id, args.none_weight,
                                                 args.balance)[0]) / args.batch)
     total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
@@ -626,10 +631,8 @@ def run(args) -> int:
                 logits, tag_logits = model(**enc)
                 loss = torch.nn.functional.cross_entropy(logits, y[idx], weight=weight)
                 if teacher_logits is not None:
-                    # the teacher's soft answer beside the label, but never on `none` sentences: a student taught
-                    # the teacher's doubts about out-of-domain sentences has scores no threshold separates
-                    in_domain = y[idx] != (-1 if none_id is None else none_id)
-                    loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], in_domain, temp)
+                    # the teacher's soft answer beside the label where the teacher knows the sentence (teach_rows)
+                    loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], teach[idx], temp)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
                     target = pad_batch([train_tags[i] for i in idx], IGNORE)
                     loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
@@ -638,8 +641,7 @@ def run(args) -> int:
                     pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
                     a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
                     a_logits, _ = model(input_ids=a_ids, attention_mask=(a_ids != tokenizer.pad_token_id).long())
-                    in_domain = y[idx] != (-1 if none_id is None else none_id)   # a variant of a `none` sentence stays `none`
-                    loss = loss + distil_loss(a_logits, aug_logits[pick], y[idx], in_domain, temp)
+                    loss = loss + distil_loss(a_logits, aug_logits[pick], y[idx], teach[idx], temp)
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -940,19 +942,26 @@ def strip_pred(result: dict) -> dict:
 
 def augmented_texts(teacher: Path, rows: list[dict], count: int, lang: str, seed: int) -> list[str]:
     """`count` variants of every training sentence (augment.py), variant k of all rows before variant k + 1;
-    word replacements from the teacher's own embeddings."""
+    word replacements from the teacher's own embeddings. Variant k of a sentence depends on the seed, k and the
+    sentence only, so a data folder that gains or loses sentences keeps the other variants (and the teacher's
+    cached answers to them)."""
     from ..data.augment import Augmenter, WORD, nearest_neighbours
     words = {w for r in rows for w in WORD.findall(r["text"].lower())}
     neighbours = nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words)
     aug = Augmenter(lang, neighbours, seed)
-    return [aug.variant(r["text"]) for _ in range(count) for r in rows]
+    out = []
+    for k in range(count):
+        for r in rows:
+            aug.rng.seed(f"{seed}\0{k}\0{r['text']}")
+            out.append(aug.variant(r["text"]))
+    return out
 
 
 def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
     """The teacher's logits on the training sentences, columns in the student's label order. Kept in the user's
-    cache (`~/.cache/bertl14/teacher/`, keyed by the teacher's weights, the labels and the texts): labelling
-    hundreds of thousands of augmented sentences takes a pretrained teacher an hour on one core, and another
-    student on the same data and variants needs the same logits."""
+    cache (`~/.cache/bertl14/teacher/<teacher>.pt`, one file per teacher's weights and labels, a row per
+    sentence): labelling hundreds of thousands of augmented sentences takes a pretrained teacher an hour on one
+    core, and another student, or a data folder that gains a few sentences, needs mostly the same answers."""
     import hashlib
 
     import torch
@@ -961,20 +970,29 @@ def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
     weights = folder / "model.safetensors"
     key = hashlib.sha256()
     key.update(hashlib.sha256(weights.read_bytes()).digest() if weights.is_file() else str(folder).encode())
-    key.update("\n".join(labels).encode() + b"\0" + "\n".join(r["text"] for r in rows).encode())
+    key.update("\n".join(labels).encode())
     cached = cache_dir().parent / "teacher" / f"{key.hexdigest()[:24]}.pt"
+    texts, known = [], None
     if cached.is_file():
         try:
-            logits = torch.load(cached)
-            if logits.shape == (len(rows), len(labels)):
-                return logits
-        except (OSError, RuntimeError, ValueError):
-            pass     # a damaged cache entry: label again
-    logits = _teacher_logits(folder, rows, labels)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(logits, cached.with_suffix(".tmp"))
-    os.replace(cached.with_suffix(".tmp"), cached)
-    return logits
+            entry = torch.load(cached)
+            texts, known = list(entry["texts"]), entry["logits"]
+            if known.shape != (len(texts), len(labels)):
+                texts, known = [], None
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError):
+            texts, known = [], None     # a damaged cache entry: label again
+    row_of = {t: i for i, t in enumerate(texts)}
+    missing = list(dict.fromkeys(r["text"] for r in rows if r["text"] not in row_of))
+    if missing:
+        new = _teacher_logits(folder, [{"text": t} for t in missing], labels)
+        for t in missing:
+            row_of[t] = len(texts)
+            texts.append(t)
+        known = new if known is None else torch.cat([known, new])
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"texts": texts, "logits": known}, cached.with_suffix(".tmp"))
+        os.replace(cached.with_suffix(".tmp"), cached)
+    return known[torch.tensor([row_of[r["text"]] for r in rows], dtype=torch.long)]
 
 
 def _teacher_logits(folder: Path, rows: list[dict], labels: list[str]):
