@@ -70,6 +70,14 @@ def test_train_with_augmented_distillation(tmp_path, monkeypatch):
                  "--augment", "2"]) == 0
     info = json.loads((tmp_path / "student" / "training.json").read_text())
     assert info["training"]["augment"] == 2 and "--augment 2" in info["training"]["command"]
+    # the labelled sentences may keep their labels, the teacher's answers the variants' targets only
+    assert main(["train", *common, "--out", str(tmp_path / "student0"), "--teacher", str(tmp_path / "teacher"),
+                 "--augment", "1", "--teacher-weight", "0"]) == 0
+    info = json.loads((tmp_path / "student0" / "training.json").read_text())["training"]
+    assert info["teacher_weight"] == 0 and "--teacher-weight 0.0" in info["command"]
+    with pytest.raises(SystemExit):
+        main(["train", *common, "--out", str(tmp_path / "x"), "--teacher", str(tmp_path / "teacher"),
+              "--teacher-weight", "1.5"])
     # the teacher's answers are cached a sentence at a time: a data folder that gains a sentence labels only it
     from bertl14_tools.train import training
     rows = [json.loads(line) for line in (tmp_path / "ds" / "train.jsonl").open(encoding="utf-8")]

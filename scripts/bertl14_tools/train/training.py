@@ -248,6 +248,8 @@ def check_options(args) -> None:
         (number(args.word_dropout) and 0 <= args.word_dropout < 1,
          "--word-dropout must be a fraction in [0, 1) (e.g. 0.1)"),
         (args.augment >= 0, "--augment must be 0 (none) or a number of variants a sentence (e.g. 2)"),
+        (number(args.teacher_weight) and 0 <= args.teacher_weight <= 1,
+         "--teacher-weight must be a fraction in [0, 1] (e.g. 0.5)"),
         (number(args.slot_weight) and args.slot_weight >= 0,
          "--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)"),
     ]
@@ -603,7 +605,7 @@ def run(args) -> int:
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
-    temp, alpha = 2.0, 0.5
+    temp, alpha = 2.0, 1.0 - args.teacher_weight   # alpha: the label's share on the labelled sentences
     dropout_rng = torch.Generator().manual_seed(args.seed)
     step = 0
     history = []
@@ -630,8 +632,8 @@ def run(args) -> int:
                     enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
                 logits, tag_logits = model(**enc)
                 loss = torch.nn.functional.cross_entropy(logits, y[idx], weight=weight)
-                if teacher_logits is not None:
-                    # the teacher's soft answer beside the label where the teacher knows the sentence (teach_rows)
+                if teacher_logits is not None and args.teacher_weight > 0:
+                    # the teacher's soft answer beside the label where the teacher knows the sentence (`teach`)
                     loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], teach[idx], temp)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
                     target = pad_batch([train_tags[i] for i in idx], IGNORE)
@@ -722,7 +724,7 @@ def run(args) -> int:
     training = {"arch": args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
                 "stopped": stopped, "patience": args.patience, "balance": args.balance,
                 "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
-                "augment": args.augment, "init": args.init,
+                "augment": args.augment, "init": args.init, "teacher_weight": args.teacher_weight,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
                 "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
@@ -1168,6 +1170,10 @@ def register(subparsers) -> None:
                         "nearest neighbours, fillers, number forms, typos), labelled by the teacher; one variant "
                         "a sentence an epoch (default 0: none)")
     from .. import ui
+    p.add_argument("--teacher-weight", type=ui.fraction, default=0.5, metavar="W",
+                   help="with --teacher: the teacher's answer's share of the target on the labelled training "
+                        "sentences, the label's the rest (default 0.5); 0 keeps the labels and makes the teacher's "
+                        "answers the targets of the --augment variants only")
     p.add_argument("--epochs", type=ui.positive_int, default=20,
                    help="the most epochs to train (default 20); training stops sooner when the balanced validation "
                         "accuracy has not risen for --patience epochs")
@@ -1221,6 +1227,8 @@ def command_line(args) -> str:
         parts += ["--teacher", args.teacher]
     if args.augment:
         parts += ["--augment", str(args.augment)]
+    if args.teacher and args.teacher_weight != 0.5:
+        parts += ["--teacher-weight", str(args.teacher_weight)]
     parts += ["--epochs", str(args.epochs), f"--seed={args.seed}"]
     if args.threads is not None:
         parts += ["--threads", str(args.threads)]
