@@ -102,6 +102,8 @@ def test_training_goes_on_from_a_model(tmp_path, capsys):
         assert torch.allclose(a[name], b[name], atol=1e-5), name
     info = json.loads((second / "training.json").read_text())["training"]
     assert info["init"] == str(first) and f"--init {first}" in info["command"]
+    pieces = len((first / "vocab.txt").read_text().splitlines())
+    assert info["arch"] == f"1x32x64x2:{pieces}"      # the tiny model's shape, not --arch default
     capsys.readouterr()
     assert main(["train", "--init", str(tmp_path / "ds"), "--out", str(tmp_path / "x"), *common]) != 0
     assert "has no config.json: give a model folder made by `bertl14 train`" in capsys.readouterr().err

@@ -583,10 +583,10 @@ def run(args) -> int:
         aug_texts = augmented_texts(Path(args.teacher), train_rows, args.augment, stats.get("lang", "en"), args.seed)
         aug_logits = teacher_predictions(Path(args.teacher), [{"text": t} for t in aug_texts], labels)
 
-    if arch.get("pretrained") and not args.init:   # the pretrained model's own word pieces (save_vocabulary's file name varies)
-        shutil.copyfile(src / "vocab.txt", work / "vocab.txt")
-    elif args.init:
+    if args.init:                   # the model's own word pieces
         write_tokenizer_files(work, vocab)
+    elif arch.get("pretrained"):    # the pretrained model's own word pieces (save_vocabulary's file name varies)
+        shutil.copyfile(src / "vocab.txt", work / "vocab.txt")
     tok = wordpiece(work / "vocab.txt")
     train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
     if args.augment:
@@ -721,7 +721,9 @@ def run(args) -> int:
     write_calibration(out / "calibration.jsonl", train_rows, args.calibration, args.seed)
 
     from ..data.dataset import PLACEHOLDERS
-    training = {"arch": args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
+    c = model.config     # with --init, the shape is the model's, not --arch's
+    shape = f"{c.num_hidden_layers}x{c.hidden_size}x{c.intermediate_size}x{c.num_attention_heads}:{c.vocab_size}"
+    training = {"arch": shape if args.init else args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
                 "stopped": stopped, "patience": args.patience, "balance": args.balance,
                 "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
                 "augment": args.augment, "init": args.init, "teacher_weight": args.teacher_weight,
