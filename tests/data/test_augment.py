@@ -26,6 +26,10 @@ def test_variants_are_deterministic_and_keep_placeholders():
     assert all(("[NAME]" in v) == ("[NAME]" in t) and ("[AREA]" in v) == ("[AREA]" in t)
                for v, t in zip(first, texts * 20))
     assert len(set(first)) > len(texts)        # the edits do change sentences
+    # variant k of a sentence does not depend on what was asked before
+    c = augment.Augmenter("en", neighbours, seed=3)
+    assert [c.variant_of(t, 1) for t in texts] == [c.variant_of(t, 1) for t in reversed(texts)][::-1]
+    assert c.variant_of(texts[0], 1) == augment.Augmenter("en", neighbours, seed=3).variant_of(texts[0], 1)
 
 
 def test_each_edit():

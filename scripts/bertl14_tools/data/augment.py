@@ -94,7 +94,14 @@ class Augmenter:
     def __init__(self, lang: str, neighbours: dict[str, list[str]] | None = None, seed: int = 0):
         self.lang = "zh-CN" if lang.startswith("zh") else "en"
         self.neighbours = neighbours or {}
+        self.seed = seed
         self.rng = random.Random(seed)
+
+    def variant_of(self, text: str, k: int) -> str:
+        """Variant number `k` of `text`: the same for the same seed, k and text, whatever was asked before (a data
+        folder that gains or loses sentences keeps the others' variants)."""
+        self.rng.seed(f"{self.seed}\0{k}\0{text}")
+        return self.variant(text)
 
     def variant(self, text: str) -> str:
         """One variant of `text` (1-3 edits); the text itself when no edit applies."""

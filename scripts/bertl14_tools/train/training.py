@@ -325,17 +325,19 @@ def init_from(folder: Path, joint, labels: list[str], tags: list[str]):
     """A model, its tokenizer and word pieces to go on training from `folder` (a model made by `bertl14 train`):
     its encoder and word pieces as they are, its intent and tag heads' rows matched to `labels` and `tags` by name
     (new ones start fresh), the scores' temperature taken out of the intent head again."""
+    import copy
+
     import torch
-    from transformers import BertConfig, BertTokenizer
+    from transformers import BertTokenizer
     try:
-        config = BertConfig.from_pretrained(folder)
+        source = joint.from_pretrained(folder)     # config.json carries num_tags
         old_labels = json.loads((folder / "labels.json").read_text(encoding="utf-8"))
         old_tags = json.loads((folder / "tags.json").read_text(encoding="utf-8")) if (folder / "tags.json").exists() else []
         vocab = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
         temperature = json.loads((folder / "training.json").read_text()).get("training", {}).get("temperature") or 1.0
-        source = joint.from_pretrained(folder, config=BertConfig.from_pretrained(folder))
     except (OSError, ValueError, KeyError) as exc:
         raise UserError(f"--init {folder}: not a model folder made by `bertl14 train` ({exc})") from None
+    config = copy.deepcopy(source.config)
     config.num_labels, config.num_tags = len(labels), len(tags)
     model = joint(config)
     state = {k: v for k, v in source.state_dict().items()
@@ -576,7 +578,7 @@ def run(args) -> int:
     model.config.label2id = label_id
 
     teacher_logits = None
-    if args.teacher:
+    if args.teacher and args.teacher_weight > 0:   # the teacher's answers on the labelled sentences
         teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
     aug_ids = aug_logits = None
     if args.augment:   # variants no template writes, labelled by the teacher (augment.py)
@@ -632,7 +634,7 @@ def run(args) -> int:
                     enc["input_ids"] = ids.masked_fill(drop, tokenizer.unk_token_id)
                 logits, tag_logits = model(**enc)
                 loss = torch.nn.functional.cross_entropy(logits, y[idx], weight=weight)
-                if teacher_logits is not None and args.teacher_weight > 0:
+                if teacher_logits is not None:
                     # the teacher's soft answer beside the label where the teacher knows the sentence (`teach`)
                     loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], teach[idx], temp)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
@@ -947,18 +949,13 @@ def strip_pred(result: dict) -> dict:
 def augmented_texts(teacher: Path, rows: list[dict], count: int, lang: str, seed: int) -> list[str]:
     """`count` variants of every training sentence (augment.py), variant k of all rows before variant k + 1;
     word replacements from the teacher's own embeddings. Variant k of a sentence depends on the seed, k and the
-    sentence only, so a data folder that gains or loses sentences keeps the other variants (and the teacher's
-    cached answers to them)."""
+    sentence only (Augmenter.variant_of), so the teacher's cached answers to the other variants stay valid when the
+    data folder changes."""
     from ..data.augment import Augmenter, WORD, nearest_neighbours
     words = {w for r in rows for w in WORD.findall(r["text"].lower())}
     neighbours = nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words)
     aug = Augmenter(lang, neighbours, seed)
-    out = []
-    for k in range(count):
-        for r in rows:
-            aug.rng.seed(f"{seed}\0{k}\0{r['text']}")
-            out.append(aug.variant(r["text"]))
-    return out
+    return [aug.variant_of(r["text"], k) for k in range(count) for r in rows]
 
 
 def teacher_predictions(folder: Path, rows: list[dict], labels: list[str]):
