@@ -1,4 +1,4 @@
-"""Augmented sentences for distillation (augment.py) and `bertl14 train --teacher T --augment K`."""
+"""Augmented sentences (augment.py) and `bertl14 train --augment K`, with a teacher or keeping the labels."""
 from __future__ import annotations
 
 import json
@@ -48,6 +48,23 @@ def test_each_edit():
     assert all("打开客厅的灯" in z.filler("打开客厅的灯") for _ in range(10))
 
 
+def test_label_keeping_variants_only_add_what_keeps_a_meaning():
+    # without a teacher a variant keeps its sentence's label: no word is replaced, the command's words all stay
+    # (typos aside), and the clauses added come from the hand-written neutral list
+    a = augment.Augmenter("en", {"turn": ["flip"]}, seed=1, keep_label=True)
+    text = "turn on the porch light"
+    variants = [a.variant_of(text, k) for k in range(200)]
+    assert not any("flip" in v for v in variants)
+    assert len(set(variants)) > 50
+    with_clause = [v for v in variants if any(c in v for c in augment.CLAUSES["en"])]
+    assert with_clause and all(" on the " in v for v in variants)   # typos touch words of four letters or more
+    assert any(v.startswith(tuple(c + ", " for c in augment.CLAUSES["en"])) for v in with_clause)
+    assert variants == [augment.Augmenter("en", seed=1, keep_label=True).variant_of(text, k) for k in range(200)]
+    z = augment.Augmenter("zh-CN", seed=0, keep_label=True)
+    said = [z.clause("打开客厅的灯") for _ in range(20)]
+    assert all("打开客厅的灯" in s and "，" in s for s in said)
+
+
 def test_nearest_neighbours_leave_out_forms_of_the_word(tmp_path):
     from safetensors.numpy import save_file
     vocab = ["[PAD]", "[UNK]", "turn", "turned", "flip", "banana", "##s"]
@@ -68,8 +85,9 @@ def test_train_with_augmented_distillation(tmp_path, monkeypatch):
     common = ["--data", str(tmp_path / "ds"), "--arch", "tiny", "--epochs", "1", "--max-steps", "2", "--no-test",
               "--quiet", "--calibration", "20", "--min-intent-accuracy", "0"]
     assert main(["train", *common, "--out", str(tmp_path / "teacher")]) == 0
-    assert main(["train", *common, "--out", str(tmp_path / "x"), "--augment", "1"]) == 2   # no teacher to label
-    assert not (tmp_path / "x").exists()
+    # without a teacher the variants keep their labels
+    assert main(["train", *common, "--out", str(tmp_path / "plain"), "--augment", "1"]) == 0
+    assert json.loads((tmp_path / "plain" / "training.json").read_text())["training"]["augment"] == 1
     assert main(["train", *common, "--out", str(tmp_path / "student"), "--teacher", str(tmp_path / "teacher"),
                  "--augment", "2"]) == 0
     info = json.loads((tmp_path / "student" / "training.json").read_text())

@@ -11,6 +11,11 @@ one to three of these edits to a training sentence, TinyBERT-style:
 - a number written another way: digits as words and words as digits ("5" <-> "five"), "percent" <-> "%";
 - a typo a person makes: two neighbouring letters swapped, or one letter dropped.
 
+Without a teacher (`bertl14 train --augment K` alone) a variant keeps its sentence's label, so only the edits that
+keep a meaning are made: fillers, number forms, typos, and a clause about the situation put before or after the
+command ("we've got people coming over", "孩子睡了"), which people add and no template writes. Out-of-domain
+sentences get the same edits and stay `none`, so an edit alone never makes a command.
+
 Slot spans are not carried over (the variants train the intent head only). Deterministic for a seed.
 """
 from __future__ import annotations
@@ -31,6 +36,19 @@ SUFFIXES = {
     "en": ["please", "now", "thanks", "thank you", "for me", "right now", "if you can", "asap", "pls", "quickly",
            "when you get a chance", "ok", "would you", "cheers"],
     "zh-CN": ["吧", "一下", "谢谢", "好吗", "呗", "啊", "呀", "好不好", "行吗", "马上", "现在"],
+}
+# clauses about the situation that people put around a command, neutral as to which command (hand-written)
+CLAUSES = {
+    "en": ["we've got people coming over", "i'm heading out", "i'm going to bed", "just got home", "the kids are asleep",
+           "before i forget", "while you're at it", "if that's ok", "i'm in the kitchen", "one more thing",
+           "i'm back", "it's been a long day", "quick one", "i'm on the phone", "guests are here", "sorry",
+           "my hands are full", "i'm cooking", "the baby just fell asleep", "we're leaving soon", "thanks a lot",
+           "i'm working from home today", "i'm about to shower", "dinner's nearly ready", "no rush",
+           "i'm watching tv", "it's late", "mum's visiting", "the dog's asleep", "i can't find my phone"],
+    "zh-CN": ["客人快到了", "我要出门了", "我要睡了", "刚到家", "孩子睡了", "别忘了", "顺便", "可以的话", "我在厨房",
+              "还有", "我回来了", "今天好累", "快点", "我在打电话", "客人到了", "不好意思", "我手上拿着东西",
+              "我在做饭", "宝宝刚睡着", "我们马上走", "谢谢啦", "今天在家办公", "我要洗澡了", "饭快好了", "不急",
+              "我在看电视", "太晚了", "妈妈来了", "狗睡了", "我找不到手机"],
 }
 EN_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
@@ -91,11 +109,16 @@ def nearest_neighbours(embedding_file: Path, vocab_file: Path, words: set[str], 
 class Augmenter:
     """Variants of sentences in one language (module doc); `neighbours` from nearest_neighbours (English)."""
 
-    def __init__(self, lang: str, neighbours: dict[str, list[str]] | None = None, seed: int = 0):
+    def __init__(self, lang: str, neighbours: dict[str, list[str]] | None = None, seed: int = 0,
+                 keep_label: bool = False):
         self.lang = "zh-CN" if lang.startswith("zh") else "en"
         self.neighbours = neighbours or {}
         self.seed = seed
         self.rng = random.Random(seed)
+        # a teacher labels the variants, or (`keep_label`) they keep their sentence's label, and then only the edits
+        # that keep a meaning are made
+        self.edits = ((self.filler, self.clause, self.number, self.typo) if keep_label
+                      else (self.replace_word, self.replace_word, self.filler, self.number, self.typo))
 
     def variant_of(self, text: str, k: int) -> str:
         """Variant number `k` of `text`: the same for the same seed, k and text, whatever was asked before (a data
@@ -107,8 +130,7 @@ class Augmenter:
         """One variant of `text` (1-3 edits); the text itself when no edit applies."""
         out = text
         for _ in range(self.rng.choice((1, 1, 2, 2, 3))):
-            edit = self.rng.choice((self.replace_word, self.replace_word, self.filler, self.number, self.typo))
-            out = edit(out)
+            out = self.rng.choice(self.edits)(out)
         return out
 
     @staticmethod
@@ -137,6 +159,15 @@ class Augmenter:
             if not zh and re.search(rf"\b{re.escape(filler)}\b", text) and len(text.split()) > len(filler.split()) + 1:
                 return re.sub(rf"\s*\b{re.escape(filler)}\b", "", text, count=1).strip()
         return text
+
+    def clause(self, text: str) -> str:
+        """A clause about the situation before or after the command, set off as people type it."""
+        zh = self.lang == "zh-CN"
+        said = self.rng.choice(CLAUSES[self.lang])
+        core = text.rstrip(" .!?。！？")
+        if self.rng.random() < 0.3:
+            return said + ("，" if zh else ", ") + text
+        return core + ("，" if zh else self.rng.choice((", ", " ", " - "))) + said
 
     def number(self, text: str) -> str:
         digits = list(re.finditer(r"\d+", text))

@@ -259,8 +259,6 @@ def check_options(args) -> None:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file: give a folder for the model")
-    if args.augment and not args.teacher:
-        raise UserError("--augment needs --teacher: the teacher labels the variants")
     if args.init and not (Path(args.init) / "config.json").is_file():
         raise UserError(f"--init {args.init} has no config.json: give a model folder made by `bertl14 train`")
     if args.teacher and not (Path(args.teacher) / "config.json").is_file():
@@ -581,9 +579,11 @@ def run(args) -> int:
     if args.teacher and args.teacher_weight > 0:   # the teacher's answers on the labelled sentences
         teacher_logits = teacher_predictions(Path(args.teacher), train_rows, labels)
     aug_ids = aug_logits = None
-    if args.augment:   # variants no template writes, labelled by the teacher (augment.py)
-        aug_texts = augmented_texts(Path(args.teacher), train_rows, args.augment, stats.get("lang", "en"), args.seed)
-        aug_logits = teacher_predictions(Path(args.teacher), [{"text": t} for t in aug_texts], labels)
+    if args.augment:   # variants no template writes (augment.py), labelled by the teacher or keeping their label
+        aug_texts = augmented_texts(Path(args.teacher) if args.teacher else None, train_rows, args.augment,
+                                    stats.get("lang", "en"), args.seed)
+        if args.teacher:
+            aug_logits = teacher_predictions(Path(args.teacher), [{"text": t} for t in aug_texts], labels)
 
     if args.init:                   # the model's own word pieces
         write_tokenizer_files(work, vocab)
@@ -641,11 +641,13 @@ def run(args) -> int:
                     target = pad_batch([train_tags[i] for i in idx], IGNORE)
                     loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
                         tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
-                if aug_ids is not None:   # this epoch's variant of each sentence, the teacher's answer its target
+                if aug_ids is not None:   # this epoch's variant of each sentence: the teacher's answer its target, or its label
                     pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
                     a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
                     a_logits, _ = model(input_ids=a_ids, attention_mask=(a_ids != tokenizer.pad_token_id).long())
-                    loss = loss + distil_loss(a_logits, aug_logits[pick], y[idx], teach[idx], temp)
+                    loss = loss + (distil_loss(a_logits, aug_logits[pick], y[idx], teach[idx], temp)
+                                   if aug_logits is not None
+                                   else torch.nn.functional.cross_entropy(a_logits, y[idx], weight=weight))
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -946,12 +948,16 @@ def strip_pred(result: dict) -> dict:
     return {k: v for k, v in result.items() if k != "predictions"}
 
 
-def augmented_texts(teacher: Path, rows: list[dict], count: int, lang: str, seed: int) -> list[str]:
+def augmented_texts(teacher: Path | None, rows: list[dict], count: int, lang: str, seed: int) -> list[str]:
     """`count` variants of every training sentence (augment.py), variant k of all rows before variant k + 1;
-    word replacements from the teacher's own embeddings. Variant k of a sentence depends on the seed, k and the
-    sentence only (Augmenter.variant_of), so the teacher's cached answers to the other variants stay valid when the
-    data folder changes."""
+    word replacements from the teacher's own embeddings, or without a teacher (None) only the edits that keep a
+    sentence's label. Variant k of a sentence depends on the seed, k and the sentence only
+    (Augmenter.variant_of), so the teacher's cached answers to the other variants stay valid when the data folder
+    changes."""
     from ..data.augment import Augmenter, WORD, nearest_neighbours
+    if teacher is None:
+        aug = Augmenter(lang, seed=seed, keep_label=True)
+        return [aug.variant_of(r["text"], k) for k in range(count) for r in rows]
     words = {w for r in rows for w in WORD.findall(r["text"].lower())}
     neighbours = nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words)
     aug = Augmenter(lang, neighbours, seed)
@@ -1165,9 +1171,10 @@ def register(subparsers) -> None:
                         "is ignored) instead of starting from scratch; default --lr 2e-4")
     p.add_argument("--teacher", help="model folder to distil from (same --data labels)")
     p.add_argument("--augment", type=int, default=0, metavar="K",
-                   help="with --teacher: K variants of every training sentence (words replaced by the teacher's "
-                        "nearest neighbours, fillers, number forms, typos), labelled by the teacher; one variant "
-                        "a sentence an epoch (default 0: none)")
+                   help="K variants of every training sentence, one a sentence an epoch (default 0: none): with "
+                        "--teacher, words replaced by the teacher's nearest neighbours, fillers, number forms and "
+                        "typos, labelled by the teacher; without, only edits that keep the sentence's label "
+                        "(fillers, number forms, typos, a clause about the situation)")
     from .. import ui
     p.add_argument("--teacher-weight", type=ui.fraction, default=0.5, metavar="W",
                    help="with --teacher: the teacher's answer's share of the target on the labelled training "
