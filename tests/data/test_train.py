@@ -65,6 +65,13 @@ def test_tiny_training_run(tmp_path):
     from bertl14_tools.model.hf import load_hf
     fm = load_hf(out)
     assert fm.labels == labels and fm.vocab == vocab and fm.num_layers == 1
+    # a data folder naming an intents file that is not found from here fails before any training, not after it
+    stats = json.loads((tmp_path / "ds" / "stats.json").read_text())
+    stats["intent_files"] = ["gone/paraphrases.yaml"]
+    (tmp_path / "ds" / "stats.json").write_text(json.dumps(stats))
+    assert main(["train", "--data", str(tmp_path / "ds"), "--arch", "tiny", "--out", str(tmp_path / "again"),
+                 "--epochs", "1", "--max-steps", "3", "--no-test", "--quiet"]) == 2
+    assert not (tmp_path / "again").exists()
 
 
 def test_distillation_keeps_the_hard_label_on_out_of_domain_sentences():

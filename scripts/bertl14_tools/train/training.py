@@ -511,6 +511,11 @@ def run(args) -> int:
         val_rows = [r for r in val_rows if r["intent"] in label_id]
         arch = parse_arch(args.arch)
         check_intents(train_rows, val_rows, stats, args.quiet)
+        for f in stats.get("intent_files") or []:   # read again after training (slot table, domains): fail now
+            if not Path(f).is_file():
+                raise UserError(f"{data_dir}/stats.json names the intents file {f}, not found from here: run "
+                                "`bertl14 train` in the folder `bertl14 dataset` ran in, or give --intents an "
+                                "absolute path when you make the data")
     try:
         import torch
         import transformers
