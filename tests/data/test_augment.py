@@ -65,6 +65,26 @@ def test_label_keeping_variants_only_add_what_keeps_a_meaning():
     assert all("打开客厅的灯" in s and "，" in s for s in said)
 
 
+def test_slot_spans_follow_the_edits_that_leave_them_whole():
+    text = "set the [NAME] to 40 percent"
+    spans = [[8, 14, "name"], [18, 20, "brightness"]]
+    moved = augment.carry_spans(text, spans, "hey can you set the [NAME] to 40 percent, i'm cooking")
+    assert moved == [[20, 26, "name"], [30, 32, "brightness"]]
+    variant = "hey can you set the [NAME] to 40 percent, i'm cooking"
+    assert [variant[a:b] for a, b, _ in moved] == ["[NAME]", "40"]
+    assert augment.carry_spans(text, spans, "set the [NAME] to forty percent") is None   # a number form inside a span
+    assert augment.carry_spans(text, spans, "set teh [NAME] to 40 percnt") == spans      # typos beside the spans
+    assert augment.carry_spans("add oat milk to my list", [[4, 12, "item"]], "add oat mlk to my list") is None
+    assert augment.carry_spans("what time is it", [], "um what time is it") == []
+    # every label-keeping variant's carried spans cover the same text as the sentence's
+    a = augment.Augmenter("en", seed=4, keep_label=True)
+    text, spans = "set a timer for 10 minutes please", [[16, 18, "minutes"]]
+    for k in range(100):
+        v = a.variant_of(text, k)
+        got = augment.carry_spans(text, spans, v)
+        assert got is None or [v[s:e] for s, e, _ in got] == ["10"]
+
+
 def test_nearest_neighbours_leave_out_forms_of_the_word(tmp_path):
     from safetensors.numpy import save_file
     vocab = ["[PAD]", "[UNK]", "turn", "turned", "flip", "banana", "##s"]
@@ -88,6 +108,11 @@ def test_train_with_augmented_distillation(tmp_path, monkeypatch):
     # without a teacher the variants keep their labels
     assert main(["train", *common, "--out", str(tmp_path / "plain"), "--augment", "1"]) == 0
     assert json.loads((tmp_path / "plain" / "training.json").read_text())["training"]["augment"] == 1
+    # the slot tagger may learn from the variants too; the flag means nothing without variants
+    assert main(["train", *common, "--out", str(tmp_path / "slots"), "--augment", "1", "--augment-slots"]) == 0
+    info = json.loads((tmp_path / "slots" / "training.json").read_text())["training"]
+    assert info["augment_slots"] is True and "--augment-slots" in info["command"]
+    assert main(["train", *common, "--out", str(tmp_path / "x"), "--augment-slots"]) == 2
     assert main(["train", *common, "--out", str(tmp_path / "student"), "--teacher", str(tmp_path / "teacher"),
                  "--augment", "2"]) == 0
     info = json.loads((tmp_path / "student" / "training.json").read_text())

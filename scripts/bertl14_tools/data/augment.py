@@ -16,7 +16,9 @@ keep a meaning are made: fillers, number forms, typos, and a clause about the si
 command ("we've got people coming over", "孩子睡了"), which people add and no template writes. Out-of-domain
 sentences get the same edits and stay `none`, so an edit alone never makes a command.
 
-Slot spans are not carried over (the variants train the intent head only). Deterministic for a seed.
+A variant keeps the slot spans of its sentence where the edits left their text whole (`carry_spans`: a filler or a
+clause moves a span, a typo or a number form inside it drops the variant's tags), so the slot tagger learns from the
+variants too. Deterministic for a seed.
 """
 from __future__ import annotations
 
@@ -54,6 +56,23 @@ EN_NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "ei
               "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 ZH_DIGITS = "零一二三四五六七八九"
+
+
+def carry_spans(text: str, spans: list, variant: str) -> list | None:
+    """The slot spans ([start, end, slot]) of `text` moved to where their text is in `variant`, an edit of it; None
+    when an edit touched the inside or the edge of a span (the variant then trains no slot tag)."""
+    if not spans:
+        return []
+    from difflib import SequenceMatcher
+    blocks = SequenceMatcher(None, text, variant, autojunk=False).get_matching_blocks()
+    out = []
+    for start, end, slot in spans:
+        block = next((b for b in blocks if b.a <= start and end <= b.a + b.size), None)
+        if block is None:
+            return None
+        moved = block.b - block.a
+        out.append([start + moved, end + moved, slot])
+    return out
 
 
 def en_number_words(n: int) -> str:

@@ -248,6 +248,7 @@ def check_options(args) -> None:
         (number(args.word_dropout) and 0 <= args.word_dropout < 1,
          "--word-dropout must be a fraction in [0, 1) (e.g. 0.1)"),
         (args.augment >= 0, "--augment must be 0 (none) or a number of variants a sentence (e.g. 2)"),
+        (args.augment or not args.augment_slots, "--augment-slots needs --augment K: it tags the variants"),
         (number(args.teacher_weight) and 0 <= args.teacher_weight <= 1,
          "--teacher-weight must be a fraction in [0, 1] (e.g. 0.5)"),
         (number(args.slot_weight) and args.slot_weight >= 0,
@@ -409,6 +410,19 @@ def encode_rows(tok, rows: list[dict], tag_index: dict[str, int] | None):
     if not tag_index:
         return ids, None
     return ids, [token_tags(e.offsets, r.get("spans", []), tag_index) for e, r in zip(encs, rows)]
+
+
+def variant_tags(encs, texts: list[str], rows: list[dict], tag_index: dict[str, int]) -> list[list[int]]:
+    """Slot tags of the augmented variants (variant k of row i at k * len(rows) + i): their rows' spans moved to
+    where the edits put them (augment.carry_spans); every token IGNORE where an edit touched a span."""
+    from ..data.augment import carry_spans
+    from ..reference.tagging import IGNORE, token_tags
+    out = []
+    for n, (enc, text) in enumerate(zip(encs, texts)):
+        row = rows[n % len(rows)]
+        spans = carry_spans(row["text"], row.get("spans", []), text)
+        out.append([IGNORE] * len(enc.ids) if spans is None else token_tags(enc.offsets, spans, tag_index))
+    return out
 
 
 def pad_batch(seqs: list[list[int]], value: int):
@@ -596,8 +610,12 @@ def run(args) -> int:
         shutil.copyfile(src / "vocab.txt", work / "vocab.txt")
     tok = wordpiece(work / "vocab.txt")
     train_ids, train_tags = encode_rows(tok, train_rows, tag_index)
+    aug_tags = None
     if args.augment:
-        aug_ids = [e.ids for e in tok.encode_batch(aug_texts)]
+        aug_encs = tok.encode_batch(aug_texts)
+        aug_ids = [e.ids for e in aug_encs]
+        if args.augment_slots and tag_index:   # the variants' slot tags, where the edits left the spans whole
+            aug_tags = variant_tags(aug_encs, aug_texts, train_rows, tag_index)
     y = torch.tensor([label_id[r["intent"]] for r in train_rows])
     none_id = label_id.get("none")
     # where the teacher's soft answer is the target (elsewhere, and on those sentences' variants, the label is): never
@@ -649,10 +667,15 @@ def run(args) -> int:
                 if aug_ids is not None:   # this epoch's variant of each sentence: the teacher's answer its target, or its label
                     pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
                     a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
-                    a_logits, _ = model(input_ids=a_ids, attention_mask=(a_ids != tokenizer.pad_token_id).long())
+                    a_logits, a_tag_logits = model(input_ids=a_ids,
+                                                   attention_mask=(a_ids != tokenizer.pad_token_id).long())
                     loss = loss + (distil_loss(a_logits, aug_logits[pick], y[idx], teach[idx], temp)
                                    if aug_logits is not None
                                    else torch.nn.functional.cross_entropy(a_logits, y[idx], weight=weight))
+                    if aug_tags is not None:
+                        target = pad_batch([aug_tags[i] for i in pick], IGNORE)
+                        loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
+                            a_tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -735,7 +758,8 @@ def run(args) -> int:
     training = {"arch": shape if args.init else args.arch, "epochs": len(history), "max_epochs": args.epochs, "kept_epoch": kept_epoch,
                 "stopped": stopped, "patience": args.patience, "balance": args.balance,
                 "min_intent_accuracy": args.min_intent_accuracy, "seed": args.seed, "teacher": args.teacher,
-                "augment": args.augment, "init": args.init, "teacher_weight": args.teacher_weight,
+                "augment": args.augment, "augment_slots": args.augment_slots, "init": args.init,
+                "teacher_weight": args.teacher_weight,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
                 "init_embeddings": args.init_embeddings,
                 "temperature": temperature, "slot_tags": len(tags),
@@ -1180,6 +1204,9 @@ def register(subparsers) -> None:
                         "--teacher, words replaced by the teacher's nearest neighbours, fillers, number forms and "
                         "typos, labelled by the teacher; without, only edits that keep the sentence's label "
                         "(fillers, number forms, typos, a clause about the situation)")
+    p.add_argument("--augment-slots", action="store_true",
+                   help="with --augment: the slot tagger learns from the variants too, where the edits left the "
+                        "slot spans whole (by default the variants train the intent head only)")
     from .. import ui
     p.add_argument("--teacher-weight", type=ui.fraction, default=0.5, metavar="W",
                    help="with --teacher: the teacher's answer's share of the target on the labelled training "
@@ -1238,6 +1265,8 @@ def command_line(args) -> str:
         parts += ["--teacher", args.teacher]
     if args.augment:
         parts += ["--augment", str(args.augment)]
+    if args.augment_slots:
+        parts.append("--augment-slots")
     if args.teacher and args.teacher_weight != 0.5:
         parts += ["--teacher-weight", str(args.teacher_weight)]
     parts += ["--epochs", str(args.epochs), f"--seed={args.seed}"]
