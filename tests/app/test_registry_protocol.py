@@ -54,13 +54,13 @@ def test_slot_values_the_reader_settles(device, reference):
     """The device's span rules (bertl14_slots_extract) answer as the reference's (tagging.slot_values_of) where they
     act: a full stop after a number, a number span grown over words tagged as another slot, an article before a
     bare unit or before digits."""
-    want = {"set the heat to 22.": ("temperature", "22"), "timer for an hour and a half": ("minutes", "30"),
+    want = {"set the heat to 22.": ("temperature", "22"), "timer for one hour and a half": ("minutes", "30"),
             "set a timer for a minute": ("minutes", "1"), "start a 3 minute egg timer": ("minutes", "3"),
             "add oat milk, to the shopping list": ("item", "oat milk")}
     for text, (key, value) in want.items():
         f = _check(device, reference, text)
         assert f.get(key) == value, (text, f)
-    assert "seconds" not in _check(device, reference, "timer for an hour and a half")
+    assert "seconds" not in _check(device, reference, "timer for one hour and a half")
 
 
 def test_entities_lists_the_registry(device):
