@@ -16,9 +16,10 @@ keep a meaning are made: fillers, number forms, typos, and a clause about the si
 command ("we've got people coming over", "孩子睡了"), which people add and no template writes. Out-of-domain
 sentences get the same edits and stay `none`, so an edit alone never makes a command.
 
-A variant keeps the slot spans of its sentence where the edits left their text whole (`carry_spans`: a filler or a
-clause moves a span, a typo or a number form inside it drops the variant's tags), so the slot tagger learns from the
-variants too. Deterministic for a seed.
+With `bertl14 train --augment-slots` a variant keeps the slot spans of its sentence where the edits left their text
+whole (`carry_spans`: a filler or a clause moves a span, a typo or a number form inside it drops the variant's tags),
+so the slot tagger learns from the variants too; otherwise the variants train the intent head only. Deterministic
+for a seed.
 """
 from __future__ import annotations
 

@@ -425,6 +425,16 @@ def variant_tags(encs, texts: list[str], rows: list[dict], tag_index: dict[str, 
     return out
 
 
+def tag_loss(tag_logits, targets: list[list[int]]):
+    """Cross-entropy of a batch's per-token slot tags against `targets` (a tag id per token, IGNORE where no tag
+    is taught: special tokens, padding, a variant whose spans an edit touched)."""
+    import torch
+    from ..reference.tagging import IGNORE
+    target = pad_batch(targets, IGNORE)
+    return torch.nn.functional.cross_entropy(tag_logits.reshape(-1, tag_logits.shape[-1]), target.reshape(-1),
+                                             ignore_index=IGNORE)
+
+
 def pad_batch(seqs: list[list[int]], value: int):
     import torch
     width = max(len(x) for x in seqs)
@@ -555,7 +565,7 @@ def run(args) -> int:
     work = Path(work_dir.name)
     t_start = time.time()
 
-    from ..reference.tagging import IGNORE, tag_names
+    from ..reference.tagging import tag_names
     tags = tag_names({s for r in train_rows for _, _, s in r.get("spans", [])}) if args.slot_weight > 0 else []
     if len(tags) == 1:
         tags = []          # no slot spans in the data: intent only
@@ -661,9 +671,7 @@ def run(args) -> int:
                     # the teacher's soft answer beside the label where the teacher knows the sentence (`teach`)
                     loss = alpha * loss + (1 - alpha) * distil_loss(logits, teacher_logits[idx], y[idx], teach[idx], temp)
                 if tag_logits is not None:   # the slot tags of every token, [CLS]/[SEP]/padding ignored
-                    target = pad_batch([train_tags[i] for i in idx], IGNORE)
-                    loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
-                        tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
+                    loss = loss + args.slot_weight * tag_loss(tag_logits, [train_tags[i] for i in idx])
                 if aug_ids is not None:   # this epoch's variant of each sentence: the teacher's answer its target, or its label
                     pick = [(epoch % args.augment) * len(train_rows) + i for i in idx]
                     a_ids = pad_batch([aug_ids[i] for i in pick], tokenizer.pad_token_id)
@@ -673,9 +681,7 @@ def run(args) -> int:
                                    if aug_logits is not None
                                    else torch.nn.functional.cross_entropy(a_logits, y[idx], weight=weight))
                     if aug_tags is not None:
-                        target = pad_batch([aug_tags[i] for i in pick], IGNORE)
-                        loss = loss + args.slot_weight * torch.nn.functional.cross_entropy(
-                            a_tag_logits.reshape(-1, len(tags)), target.reshape(-1), ignore_index=IGNORE)
+                        loss = loss + args.slot_weight * tag_loss(a_tag_logits, [aug_tags[i] for i in pick])
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -986,10 +992,9 @@ def augmented_texts(teacher: Path | None, rows: list[dict], count: int, lang: st
     from ..data.augment import Augmenter, WORD, nearest_neighbours
     if teacher is None:
         aug = Augmenter(lang, seed=seed, keep_label=True)
-        return [aug.variant_of(r["text"], k) for k in range(count) for r in rows]
-    words = {w for r in rows for w in WORD.findall(r["text"].lower())}
-    neighbours = nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words)
-    aug = Augmenter(lang, neighbours, seed)
+    else:
+        words = {w for r in rows for w in WORD.findall(r["text"].lower())}
+        aug = Augmenter(lang, nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words), seed)
     return [aug.variant_of(r["text"], k) for k in range(count) for r in rows]
 
 
