@@ -228,3 +228,23 @@ def test_bad_intents_file_is_a_user_error(tmp_path):
     with pytest.raises(UserError, match="missing.yaml not found"):
         data.build_dataset("en", intent_files=[str(tmp_path / "missing.yaml")])
     assert main(["dataset", "--lang", "en", "--out", str(tmp_path / "o"), "--intents", path, "--no-builtin"]) == 2
+
+
+@pytest.mark.parametrize("lang", data.LANGUAGES)
+def test_our_phrasing_files_extend_home_assistant_intents_only(lang):
+    """Our hand-written phrasings (paraphrases-<lang>.yaml, then paraphrases-extra-<lang>.yaml, which uses the
+    first file's rules and lists) load together, add no intent of their own, and every one of their templates
+    produces sentences with the slots the device reads."""
+    files = [str(data.DATA_DIR / f"paraphrases-{lang}.yaml"), str(data.DATA_DIR / f"paraphrases-extra-{lang}.yaml")]
+    builtin = set(data.load_intents(lang).intents)
+    ours = data.load_intents(lang, files, builtin=False)
+    assert set(ours.intents) <= builtin
+    ds = data.build_dataset(lang, per_intent=60, seed=1, intent_files=files)
+    produced = {r["intent"] for r in ds.train} - {data.NONE_LABEL}
+    assert set(ours.intents) <= produced
+    tagged = [row for row in ds.train if row.get("spans")]
+    assert len(tagged) > len(ds.train) // 4
+    for row in tagged:              # every span lies inside its sentence and tags one of the row's slots
+        for start, end, slot in row["spans"]:
+            assert 0 <= start < end <= len(row["text"]) and row["text"][start:end].strip(), row
+            assert any(slot == k or slot.startswith(k + "_") for k in row["slots"]), row   # volume_step_down
