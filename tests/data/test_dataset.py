@@ -248,3 +248,11 @@ def test_our_phrasing_files_extend_home_assistant_intents_only(lang):
         for start, end, slot in row["spans"]:
             assert 0 <= start < end <= len(row["text"]) and row["text"][start:end].strip(), row
             assert any(slot == k or slot.startswith(k + "_") for k in row["slots"]), row   # volume_step_down
+
+
+def test_intents_flag_given_twice_keeps_both_files():
+    from bertl14_tools.cli import build_parser
+    a, b = "scripts/bertl14_tools/data/paraphrases-en.yaml", "scripts/bertl14_tools/data/paraphrases-extra-en.yaml"
+    for argv in (["--intents", a, b], ["--intents", a, "--intents", b]):
+        args = build_parser().parse_args(["dataset", "--lang", "en", "--out", "o"] + argv)
+        assert args.intents == [a, b]

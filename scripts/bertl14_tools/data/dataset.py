@@ -1009,7 +1009,8 @@ def register(subparsers) -> None:
     p.add_argument("--per-intent", type=ui.positive_int, default=1000, metavar="N",
                    help="distinct sentences an intent (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (same seed, same data)")
-    p.add_argument("--intents", nargs="+", metavar="FILE", help="your own hassil intents YAML files")
+    p.add_argument("--intents", nargs="+", action="extend", metavar="FILE",
+                   help="your own hassil intents YAML files (one flag with several files, or the flag again)")
     p.add_argument("--no-builtin", action="store_true", help="only the --intents files, not Home Assistant's")
     p.add_argument("--no-ood", action="store_true", help="no out-of-domain `none` class")
     p.add_argument("--val-fraction", type=ui.fraction, default=0.1, metavar="FRACTION",
