@@ -62,6 +62,7 @@ def test_oven_example_trains_in_one_go_to_every_intent_right(oven_data, tmp_path
     card = (out / "MODEL_CARD.md").read_text()
     assert "Home Assistant intent templates" not in card and "public test accuracy" not in card
     assert "alone: `--no-builtin`" in card and "| TurnOffOven |" in card
+    assert f" --intents {OVEN} --no-builtin" in card      # the data command as `bertl14 dataset` reads it
     # the range list and the wildcard phrases of the user's file became slots
     spec = json.loads((out / "slots.json").read_text())
     assert spec["slots"]["temperature"]["type"] == "number" and spec["slots"]["dish"]["type"] == "wildcard"
