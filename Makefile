@@ -23,11 +23,13 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # command -> Debian package providing it
 APT_TOOLS := arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm cmake:cmake \
              ninja:ninja-build gcc:gcc g++:g++ clang:clang
-# the emulated RISC-V board (qemu_riscv32): its toolchain, C library and QEMU; make test installs them, make demo not
+# what the tests need beyond the demo (make test installs them, make demo not): the emulated RISC-V board's
+# toolchain, C library and QEMU (qemu_riscv32), and the Arm C++ library the TensorFlow Lite Micro peer images build with
 APT_RISCV := riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf qemu-system-riscv32:qemu-system-misc
 PICOLIBC_RISCV := /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs
+ARM_CXX_HEADER := /usr/include/newlib/c++/*/cstddef
 
-.PHONY: help demo test deps check-workspace apt apt-riscv python python-train workspace clean
+.PHONY: help demo test deps check-workspace apt apt-test python python-train workspace clean
 
 help:
 	@echo "make demo   build mps2_an500 and run the serial demo under QEMU"
@@ -42,7 +44,7 @@ demo: deps
 	$(PY) -m bertl14_tools.cli console --qemu $(BUILD_DIR)/firmware.elf --samples \
 	  --qemu-flag=-icount --qemu-flag=shift=0
 
-test: deps apt-riscv python-train
+test: deps apt-test python-train
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 deps: check-workspace apt python workspace
@@ -62,10 +64,11 @@ apt:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-apt-riscv:
+apt-test:
 	@missing=""; \
 	for pair in $(APT_RISCV); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; done; \
 	[ -f $(PICOLIBC_RISCV) ] || missing="$$missing picolibc-riscv64-unknown-elf"; \
+	ls $(ARM_CXX_HEADER) >/dev/null 2>&1 || missing="$$missing libstdc++-arm-none-eabi-newlib"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \

@@ -174,8 +174,9 @@ def test_wildcards_filled_from_our_phrases(en_small):
 def test_chinese_dataset_builds():
     ds = data.build_dataset("zh-CN", per_intent=20, seed=0)
     assert ds.stats["intents"] >= 35
+    # the templates' sentences have no stray spaces (our hand-written out-of-domain ones may: people type them)
     assert all("{" not in r["text"] and " " not in r["text"].strip() or re.search(r"[a-z]", r["text"])
-               for r in ds.train)
+               for r in ds.train if r["intent"] != data.NONE_LABEL)
 
 
 @pytest.mark.parametrize("lang", data.LANGUAGES)

@@ -17,7 +17,7 @@ def m7_report(tflm_sources, make_model):  # skip (fail under CI) when the TFLM s
     missing = [t for t in ("arm-none-eabi-g++", "arm-none-eabi-size", "qemu-system-arm") if not shutil.which(t)]
     if missing:
         skip_missing(f"{', '.join(missing)} not found (install gcc-arm-none-eabi, libnewlib-arm-none-eabi, "
-                     "qemu-system-arm)")
+                     "libstdc++-arm-none-eabi-newlib, qemu-system-arm)")
     import tflm_m7
     images = tflm_m7.build_images(tflm_sources)
     sizes = {k: tflm_m7.size(v) for k, v in images.items()}
