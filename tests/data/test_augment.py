@@ -68,9 +68,9 @@ def test_label_keeping_variants_only_add_what_keeps_a_meaning():
 def test_slot_spans_follow_the_edits_that_leave_them_whole():
     text = "set the [NAME] to 40 percent"
     spans = [[8, 14, "name"], [18, 20, "brightness"]]
-    moved = augment.carry_spans(text, spans, "hey can you set the [NAME] to 40 percent, i'm cooking")
-    assert moved == [[20, 26, "name"], [30, 32, "brightness"]]
     variant = "hey can you set the [NAME] to 40 percent, i'm cooking"
+    moved = augment.carry_spans(text, spans, variant)
+    assert moved == [[20, 26, "name"], [30, 32, "brightness"]]
     assert [variant[a:b] for a, b, _ in moved] == ["[NAME]", "40"]
     assert augment.carry_spans(text, spans, "set the [NAME] to forty percent") is None   # a number form inside a span
     assert augment.carry_spans(text, spans, "set teh [NAME] to 40 percnt") == spans      # typos beside the spans
@@ -108,7 +108,7 @@ def test_train_with_augmented_distillation(tmp_path, monkeypatch):
     # without a teacher the variants keep their labels
     assert main(["train", *common, "--out", str(tmp_path / "plain"), "--augment", "1"]) == 0
     assert json.loads((tmp_path / "plain" / "training.json").read_text())["training"]["augment"] == 1
-    # the slot tagger may learn from the variants too; the flag means nothing without variants
+    # the slot tagger may learn from the variants too; without variants the flag is refused
     assert main(["train", *common, "--out", str(tmp_path / "slots"), "--augment", "1", "--augment-slots"]) == 0
     info = json.loads((tmp_path / "slots" / "training.json").read_text())["training"]
     assert info["augment_slots"] is True and "--augment-slots" in info["command"]
