@@ -28,6 +28,7 @@ from ..registry.domains import INTENT_DOMAINS_FILE, NONE_LABEL
 
 DATA_DIR = Path(__file__).parent   # the hand-written data files beside this module (package data)
 LANGUAGES = ("en", "zh-CN")
+SPACED_LANGUAGES = ("en",)   # words between spaces: a name matches whole words only
 ENTITY_LISTS = ("name", "area", "floor")   # registry lists: filled from our lists, maskable (docs/registry.md)
 # `--mask-names`: the placeholder the device's registry matcher writes in place of a known name
 # (registry.PLACEHOLDERS: "[NAME]", "[AREA]", "[FLOOR]"; the name's bytes replaced, no spaces added).
@@ -559,6 +560,34 @@ def generated_ood_rows(lang: str, count: int, seed: int, taken: set[str]) -> lis
     return out
 
 
+# The name lists whose names a home's registry matches in everyday talk about the home ("our dishwasher is so loud",
+# "the kitchen clock is fast"): devices and areas. The lists of to-do lists, scenes, scripts and helpers are mostly
+# plain words ("reading", "relax", "car") that a sentence uses in their plain sense.
+OOD_MASK_DOMAINS = ("light", "switch", "fan", "cover", "valve", "lock", "climate", "media_player", "vacuum",
+                    "lawn_mower", "sensor", "binary_sensor")
+
+
+class OodNameMasker:
+    """An out-of-domain sentence as a device with a registry reads it: the device names and areas of the name lists
+    (slots-<lang>.yaml, OOD_MASK_DOMAINS) it contains become [NAME] / [AREA], longest first, whole words for a
+    language with spaces. A matched name says nothing of whether the sentence is a command; the model learns that
+    from these sentences."""
+
+    def __init__(self, lang: str, values: dict):
+        names = {n for d in OOD_MASK_DOMAINS for n in values["names"].get(d, [])}
+        phrases = sorted(({n: "[NAME]" for n in names} | {a: "[AREA]" for a in values["areas"]}).items(),
+                         key=lambda kv: (-len(kv[0]), kv[0]))
+        self.placeholder = {k.lower(): v for k, v in phrases}
+        words = "|".join(re.escape(k) for k, _ in phrases)
+        edge = (r"(?<!\w)", r"(?!\w)") if lang in SPACED_LANGUAGES else ("", "")
+        self.pattern = re.compile(f"{edge[0]}({words}){edge[1]}", re.IGNORECASE)
+
+    def __call__(self, text: str) -> str | None:
+        """The masked sentence, or None when it names nothing of the lists."""
+        masked = self.pattern.sub(lambda m: self.placeholder[m.group(1).lower()], text)
+        return masked if masked != text else None
+
+
 def ood_part(text: str) -> str:
     """The split an out-of-domain sentence belongs to, from a hash of its normalized text: a quarter
     `test` (ood.jsonl, only measured), a quarter `validation` (chooses the score threshold and the model),
@@ -585,11 +614,15 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
                   only_intents: list[str] | None = None, mask_names: float = 0.0,
                   compose_names: float = 0.0, ood_generated: int = 0, wildcard_words: float = 0.0,
-                  split: str = "hash") -> Dataset:
+                  split: str = "hash", mask_ood_names: float = 0.0) -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
-    validation part), unless that form is a training sentence. Name-bearing rows carry `"masked": true|false`."""
+    validation part), unless that form is a training sentence. Name-bearing rows carry `"masked": true|false`.
+    `mask_ood_names`: the fraction of the out-of-domain training sentences naming a device or area of the name lists
+    (OodNameMasker) also written masked, as a device with a registry reads them, chosen by `mask_chosen`
+    (generated ones are written masked instead); the validation split then holds both forms of each of its
+    out-of-domain sentences that names one. The held-out ood.jsonl stays as written."""
     check_lang(lang)
     if not 0 <= mask_names <= 1:
         raise UserError("--mask-names must be a fraction in [0, 1] (e.g. 0.5: half the name-bearing sentences masked)")
@@ -597,6 +630,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         raise UserError("--wildcard-words must be a fraction in [0, 1] (e.g. 0.5)")
     if wildcard_words > 0 and not load_name_words(lang):
         raise UserError(f"--wildcard-words needs a word list: write data/name-words-{lang}.txt (one word a line)")
+    if not 0 <= mask_ood_names <= 1:
+        raise UserError("--mask-ood-names must be a fraction in [0, 1] (e.g. 0.5)")
     if not 0 <= compose_names <= 1:
         raise UserError("--compose-names must be a fraction in [0, 1] (e.g. 0.5: half the names made up)")
     if per_intent < 1:
@@ -675,6 +710,18 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         validation.append({**row, "text": text, "spans": spans, "masked": not row["masked"]})
         added_forms += 1
     ood_eval = []
+    masker = OodNameMasker(lang, values) if ood and mask_ood_names > 0 else None
+    ood_masked = {"train": 0, "validation": 0, "train_generated": 0}
+    masked_forms = []     # (split, row): appended after the shuffles, so the other sentences keep their places
+
+    def masked_form(text: str) -> dict | None:
+        """The out-of-domain sentence as a registry reads it, unless that form is another label's sentence."""
+        masked = masker(text) if masker else None
+        if masked is None or owners.get(normalize(masked), {NONE_LABEL}) != {NONE_LABEL} \
+                or normalize(masked) in taken:
+            return None
+        taken.add(normalize(masked))
+        return {"text": masked, "intent": NONE_LABEL, "slots": {}, "masked": True}
     if ood:
         kept = [t for t in ood_sentences if normalize(t) not in conflict_set]
         n_ood = {}
@@ -686,13 +733,26 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                 ood_eval.append(row)          # ood.jsonl: measured, never used to choose anything
             elif part == "validation":
                 validation.append(row)        # out-of-domain validation: threshold and model choice
+                if masker and (other := masked_form(text)):     # both forms, as the in-domain names
+                    masked_forms.append(("validation", other))
             else:
                 train.append(row)
+                if masker and mask_chosen(text, seed, mask_ood_names) and (other := masked_form(text)):
+                    masked_forms.append(("train", other))
         per_intent_counts[NONE_LABEL] = n_ood.get("train", 0)
     rng.shuffle(train)
     rng.shuffle(validation)
+    for split_name, row in masked_forms:
+        (train if split_name == "train" else validation).append(row)
+        ood_masked[split_name] += 1
     # appended after the shuffles (their own random stream): the other sentences keep their places
     generated = generated_ood_rows(lang, ood_generated, seed, set(owners)) if ood and ood_generated > 0 else []
+    for row in generated if masker else []:
+        masked = masker(row["text"])
+        if masked is not None and mask_chosen(row["text"], seed, mask_ood_names) \
+                and owners.get(normalize(masked), {NONE_LABEL}) == {NONE_LABEL}:
+            row.update(text=masked, masked=True)
+            ood_masked["train_generated"] += 1
     train += generated
     stats = {
         "lang": lang, "seed": seed, "per_intent": per_intent, "val_fraction": val_fraction, "split": split,
@@ -708,6 +768,9 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         stats["masked"] = {"train": sum(bool(r.get("masked")) for r in train),
                            "validation": sum(bool(r.get("masked")) for r in validation),
                            "validation_other_forms_added": added_forms}
+    if masker:
+        stats["mask_ood_names"] = mask_ood_names
+        stats["ood_masked"] = ood_masked
     if compose_names > 0:
         stats["compose_names"] = compose_names
     if wildcard_words > 0:
@@ -960,7 +1023,8 @@ def run(args) -> int:
                        builtin=not args.no_builtin, val_fraction=args.val_fraction, ood=not args.no_ood,
                        mask_names=args.mask_names, compose_names=args.compose_names,
                        wildcard_words=args.wildcard_words,
-                       ood_generated=args.ood_generated, split=args.split)
+                       ood_generated=args.ood_generated, split=args.split,
+                       mask_ood_names=args.mask_ood_names)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
@@ -1023,6 +1087,11 @@ def register(subparsers) -> None:
                    help="write [NAME]/[AREA]/[FLOOR] (what the device's registry matcher writes) in place of the "
                         "names in this fraction of the sentences that have one, chosen by a hash of seed and "
                         "sentence (alone: 1 = all; default 0 = none); validation then holds both forms")
+    p.add_argument("--mask-ood-names", type=ui.fraction, default=0.0, metavar="FRACTION",
+                   help="also write this fraction of the out-of-domain training sentences that name a device or "
+                        "area of the name lists (\"our dishwasher is loud\") with [NAME]/[AREA], as a device with a "
+                        "registry reads them (generated ones: written masked instead); validation then holds both "
+                        "forms (default 0)")
     p.add_argument("--ood-generated", type=ui.non_negative_int, default=0, metavar="N",
                    help="add N out-of-domain training sentences made from the frames of ood-frames-<lang>.txt "
                         "(training only; the out-of-domain validation and test splits stay the written ones)")
