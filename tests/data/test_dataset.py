@@ -154,6 +154,46 @@ def test_generated_out_of_domain_sentences_train_only():
     assert ds.stats["ood_split"]["train_generated"] == 200
 
 
+@pytest.mark.parametrize("lang", data.LANGUAGES)
+def test_out_of_domain_sentences_also_written_as_a_registry_reads_them(lang):
+    """--mask-ood-names 1: every written out-of-domain training sentence that names a listed device or area gets
+    its masked form beside it, each validation one too (both forms, as the in-domain names), generated ones are
+    written masked; the held-out ood.jsonl and every other sentence stay where they were."""
+    base = data.build_dataset(lang, per_intent=5, seed=3, ood_generated=300)
+    ds = data.build_dataset(lang, per_intent=5, seed=3, ood_generated=300, mask_ood_names=1)
+    assert ds.ood_eval == base.ood_eval
+    forms = {"train": [r for r in ds.train if r.get("of")], "validation": [r for r in ds.validation if r.get("of")]}
+    for split, rows in (("train", base.train), ("validation", base.validation)):
+        written = {r["text"] for r in rows if r["intent"] == "none" and not r.get("generated")}
+        assert forms[split] and all(r["intent"] == "none" and r["masked"] and r["of"] in written
+                                    for r in forms[split])
+        assert all(r["text"] != r["of"] and re.search(r"\[(NAME|AREA)\]", r["text"]) for r in forms[split])
+        # the placeholder stands where the name was: the rest of the sentence is the written one's
+        for r in forms[split]:
+            pattern = re.escape(r["text"]).replace(r"\[NAME\]", ".+").replace(r"\[AREA\]", ".+")
+            assert re.fullmatch(pattern, r["of"]), r
+    assert [r for r in ds.validation if not r.get("of")] == base.validation
+    assert [r for r in ds.train if not r.get("of") and not r.get("generated")] == \
+        [r for r in base.train if not r.get("generated")]
+    gen = [r for r in ds.train if r.get("generated")]
+    assert len(gen) == 300 and any(r.get("masked") for r in gen)
+    assert ds.stats["ood_masked"] == {"train": len(forms["train"]), "validation": len(forms["validation"]),
+                                      "train_generated": sum(bool(r.get("masked")) for r in gen)}
+    masker = data.OodNameMasker(lang, data.load_slot_values(lang))
+    assert all(r["text"] == masker(r["of"]) for r in forms["train"] + forms["validation"])
+
+
+def test_out_of_domain_masking_takes_whole_words_and_keeps_plain_sentences():
+    mask = data.OodNameMasker("en", data.load_slot_values("en"))
+    assert mask("the chandelier in the dining room is crooked") == "the [NAME] in the [AREA] is crooked"
+    assert mask("where did i put the tv's remote") == "where did i put the [NAME]'s remote"
+    assert mask("what's the capital of france") is None
+    assert mask("i watched a tvshow") is None          # a name inside a word is not a name
+    zh = data.OodNameMasker("zh-CN", data.load_slot_values("zh-CN"))
+    assert zh("厨房的水龙头漏水了怎么办") == "[AREA]的水龙头漏水了怎么办"
+    assert zh("今天天气怎么样") is None
+
+
 def test_numbers_as_digits_and_words():
     ds = data.build_dataset("en", per_intent=300, seed=5, ood=False, only_intents=["HassLightSet"])
     with_numbers = [r for r in ds.train if "brightness" in r["slots"]]

@@ -35,11 +35,40 @@ def test_threshold_rule_is_best_validation_accuracy_within_the_false_accept_boun
     assert chosen["min_score"] == 0.9 and not chosen["meets_rule"]
 
 
+def test_named_threshold_rule_is_best_masked_accuracy_within_the_bound_as_a_registry_reads():
+    """min_score_named: the best masked accuracy among the thresholds whose out-of-domain false accepts, with the
+    masked out-of-domain sentences under the candidate and the others under min_score, are within the bound;
+    ties: the highest; nothing within: the fewest false accepts."""
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    from bertl14_tools.train.training import choose_named_threshold
+    labels = ["HassTurnOn", "none"]
+
+    def probs(scores):     # each row's top score on HassTurnOn
+        return torch.tensor([[s, 1 - s] for s in scores])
+    masked_rows = [{"intent": "HassTurnOn"}] * 4
+    masked = probs([0.97, 0.72, 0.66, 0.42])
+    plain_ood = probs([0.30] * 18 + [0.90])            # one accepted at min_score 0.85: 1 of 20 with the named one
+    named_ood = probs([0.50])                          # the masked out-of-domain sentence scores 0.5
+    chosen = choose_named_threshold(masked, masked_rows, named_ood, plain_ood, 0.85, labels)
+    # up to 0.5 the named sentence is accepted too: 2 of 20 = 10 %; from 0.55 on only the plain one (5 %); 3 of 4
+    # masked commands are kept from 0.45 to 0.65: ties, the highest
+    assert chosen["min_score_named"] == 0.65 and chosen["masked_accuracy"] == 0.75 and chosen["meets_rule"]
+    assert chosen["ood_false_accept"] == 0.05 and chosen["named_ood_false_accept"] == 0.0
+    assert [r["min_score_named"] for r in chosen["table"]][:3] == [0.0, 0.05, 0.1]
+    # a masked out-of-domain sentence at 0.68 pushes it over the third command: 0.7 keeps 2 of 4
+    bound = choose_named_threshold(masked, masked_rows, probs([0.68]), plain_ood, 0.85, labels)
+    assert bound["min_score_named"] == 0.7 and bound["masked_accuracy"] == 0.5
+    # nothing within the bound: the fewest false accepts, the highest of those, flagged
+    worse = choose_named_threshold(masked, masked_rows, probs([0.995]), probs([0.9, 0.3]), 0.85, labels)
+    assert worse["min_score_named"] == 0.99 and not worse["meets_rule"]
+
+
 def test_tiny_training_run(tmp_path):
     pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
     pytest.importorskip("tokenizers", reason="tokenizers not installed (pip install -e '.[train]')")
-    ds = data.build_dataset("zh-CN", per_intent=10, seed=0)   # three validation sentences an intent
+    # three validation sentences an intent; names masked, out-of-domain sentences as a registry reads them too
+    ds = data.build_dataset("zh-CN", per_intent=10, seed=0, mask_names=0.5, mask_ood_names=1)
     data.write_dataset(ds, tmp_path / "ds")
     out = tmp_path / "model"
     # three steps learn nothing: no floor on the intents' accuracy
@@ -61,6 +90,12 @@ def test_tiny_training_run(tmp_path):
     info = json.loads((out / "training.json").read_text())
     sel = info["results"]["selection"]
     assert info["min_score"] == sel["min_score"] and sel["ood_validation"] > 0 and sel["in_domain_validation"] > 0
+    # min_score's out-of-domain split is the sentences as written; their masked forms choose min_score_named
+    named = info["results"]["selection_named"]
+    assert sel["ood_validation"] == sum(r["intent"] == "none" and not r.get("masked") for r in ds.validation) + \
+        sum(r["intent"] == "none" for r in ds.natural.get("validation", []))
+    assert named["ood_named"] == ds.stats["ood_masked"]["validation"] > 0
+    assert info["min_score_named"] == named["min_score_named"] and "`min_score_named`" in card
     # the converter reads the folder without torch
     from bertl14_tools.model.hf import load_hf
     fm = load_hf(out)

@@ -721,7 +721,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                 or normalize(masked) in taken:
             return None
         taken.add(normalize(masked))
-        return {"text": masked, "intent": NONE_LABEL, "slots": {}, "masked": True}
+        return {"text": masked, "intent": NONE_LABEL, "slots": {}, "masked": True, "of": text}
     if ood:
         kept = [t for t in ood_sentences if normalize(t) not in conflict_set]
         n_ood = {}

@@ -787,6 +787,12 @@ SELECTION_RULE = (f"maximise in-domain validation accuracy (a top score under th
                   f"data, never the public test")
 
 
+SELECTION_RULE_NAMED = (f"after min_score: maximise the accuracy of the masked in-domain validation part subject to "
+                        f"out-of-domain false accepts <= {MAX_VAL_FALSE_ACCEPT:.0%} on the out-of-domain validation "
+                        f"split as a registry reads it (the masked form of each sentence that names a device or "
+                        f"area, under min_score_named; the others as written, under min_score); ties: the highest")
+
+
 RULE_PARTS = ("in_domain", "unmasked", "masked", "handwritten", "natural")
 
 
@@ -847,6 +853,33 @@ def choose_threshold(table: list[dict]) -> dict:
     return {**best, "meets_rule": bool(ok)}
 
 
+def choose_named_threshold(masked_probs, masked_rows: list[dict], named_ood_probs, plain_ood_probs,
+                           min_score: float, labels: list[str]) -> dict:
+    """`min_score_named`, the threshold the device uses when its registry replaced a name (models/README.md,
+    round 14): the one of THRESHOLDS with the best accuracy on the `masked` in-domain part among those whose
+    out-of-domain false-accept rate, on the out-of-domain validation split as a registry reads it, is within
+    MAX_VAL_FALSE_ACCEPT: `named_ood_probs` (the masked forms of the sentences that name something) under the
+    candidate, `plain_ood_probs` (the others, as written) under `min_score`. Ties: the highest; when none is
+    within, the lowest false-accept rate (ties: the highest). The table lists every candidate."""
+    plain_fa = sum(p != "none" for p in accepted_predictions(plain_ood_probs, labels, min_score))
+    n_ood = max(1, len(named_ood_probs) + len(plain_ood_probs))
+    table = []
+    for t in THRESHOLDS:
+        pred = accepted_predictions(masked_probs, labels, t)
+        acc = sum(p == r["intent"] for p, r in zip(pred, masked_rows)) / max(1, len(masked_rows))
+        named_fa = sum(p != "none" for p in accepted_predictions(named_ood_probs, labels, t))
+        table.append({"min_score_named": t, "masked_accuracy": round(acc, 4),
+                      "ood_false_accept": round((plain_fa + named_fa) / n_ood, 4),
+                      "named_ood_false_accept": round(named_fa / max(1, len(named_ood_probs)), 4)})
+    ok = [row for row in table if row["ood_false_accept"] <= MAX_VAL_FALSE_ACCEPT]
+    if ok:
+        best = max(ok, key=lambda r: (r["masked_accuracy"], r["min_score_named"]))
+    else:
+        best = min(table, key=lambda r: (r["ood_false_accept"], -r["min_score_named"]))
+    return {**best, "meets_rule": bool(ok), "masked": len(masked_rows), "ood_named": len(named_ood_probs),
+            "ood_as_written": len(plain_ood_probs), "table": table}
+
+
 def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = False) -> int:
     """Float figures of a saved model folder. The score threshold `min_score` is chosen on the validation
     split alone (in-domain sentences of the template expansion + the out-of-domain validation part, see
@@ -870,9 +903,12 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
     natural = {part: [r for r in read_split(data_dir, f"natural-{part}.jsonl") if r["intent"] in labels]
                for part in ("validation", "test") if (data_dir / f"natural-{part}.jsonl").exists()}
     parts = in_domain_parts(val_rows, handwritten, stats.get("lang"), natural.get("validation"))
-    # out-of-domain validation: the written split and our natural set's non-commands (validation half)
-    ood_val = [r for r in val_rows if r["intent"] == "none"] + [
+    # out-of-domain validation: the written split and our natural set's non-commands (validation half), as
+    # written; the masked forms of the sentences that name a device or area (`--mask-ood-names`) choose
+    # min_score_named only
+    ood_val = [r for r in val_rows if r["intent"] == "none" and not r.get("masked")] + [
         r for r in natural.get("validation", []) if r["intent"] == "none"]
+    ood_named = [r for r in val_rows if r["intent"] == "none" and r.get("masked")]
 
     def probs_of(rows):
         if not rows:
@@ -893,6 +929,14 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
                             "in_domain_parts": {k: len(v) for k, v in rule_parts.items()},
                             "ood_validation": len(ood_val), **chosen,
                             "at_zero": table[0], "table": table}
+    threshold_named = None
+    if ood_named and parts.get("masked"):     # the data has out-of-domain sentences as a registry reads them
+        named_of = {r.get("of") for r in ood_named}
+        plain = [r for r in ood_val if r["text"] not in named_of]
+        named = choose_named_threshold(probs_of(parts["masked"]), parts["masked"], probs_of(ood_named),
+                                       probs_of(plain), threshold, labels)
+        threshold_named = named["min_score_named"]
+        results["selection_named"] = {"rule": SELECTION_RULE_NAMED, **named}
     # kept for the older readers of training.json (report, README): the chosen threshold
     results["threshold"] = {"min_score": threshold, "validation_in_domain_accuracy": chosen["in_domain_accuracy"],
                             "validation_ood_false_accept": chosen["ood_false_accept"]}
@@ -947,6 +991,7 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
     summary = {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "heads": cfg.num_attention_heads,
                "intermediate": cfg.intermediate_size, "vocab": vocab_size, "labels": len(labels),
                "parameters": n_params, "flash_estimate": flash, "min_score": threshold,
+               **({"min_score_named": threshold_named} if threshold_named is not None else {}),
                "name_placeholders": name_placeholders(info), "results": results, "training": training}
     if notes:
         summary["notes"] = notes
@@ -956,6 +1001,8 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
     training_summary_png(summary, out / "training.png")   # loss and accuracy by epoch, the threshold table
     brief = {k: v for k, v in results.items() if k != "selection"}
     brief["selection"] = {k: v for k, v in results["selection"].items() if k not in ("table", "rule")}
+    if "selection_named" in results:
+        brief["selection_named"] = {k: v for k, v in results["selection_named"].items() if k not in ("table", "rule")}
     print_result({"out": str(out), "parameters": n_params, "flash_estimate": flash["total"],
                   "min_score": threshold, **brief}, as_json)
     return 0
@@ -1157,8 +1204,21 @@ def write_model_card(out: Path, s: dict) -> None:
                      "this one has the fewest false accepts."),
                   *(["In-domain accuracy at min_score by part (the rule's mean): "
                      + ", ".join(f"{k} {v}" for k, v in sel["parts"].items()) + "."] if sel.get("parts") else []),
-                  "Shipped as `min_score` in `training.json`.", "",
-                  "Measured only, never used to choose (float):", ""]
+                  "Shipped as `min_score` in `training.json`.", ""]
+    named = r.get("selection_named")
+    if named:
+        lines += ["## Threshold for sentences with a registry name (`min_score_named`, firmware "
+                  "`APP_MIN_SCORE_NAMED`)", "",
+                  f"Selection rule: {named['rule']}.",
+                  f"Chosen on {named['masked']} masked in-domain sentences and {named['ood_named']} + "
+                  f"{named['ood_as_written']} out-of-domain ones (masked + as written): **min_score_named "
+                  f"{named['min_score_named']}** (masked accuracy {named['masked_accuracy']}, out-of-domain false "
+                  f"accepts {named['ood_false_accept']}, of the masked ones {named['named_ood_false_accept']})"
+                  + ("." if named.get("meets_rule") else f"; no threshold meets the {MAX_VAL_FALSE_ACCEPT:.0%} "
+                     "bound, this one has the fewest false accepts."),
+                  "Shipped as `min_score_named` in `training.json`.", ""]
+    if sel:
+        lines += ["Measured only, never used to choose (float):", ""]
     for key, what in (("ood_false_accept", "without threshold"), ("ood_false_accept_at_threshold", "at min_score")):
         if key in r:
             o = r[key]
