@@ -122,7 +122,9 @@ def _check_weird_device(build: Path):
     from bertl14_tools.device.serial import Device, Reference, compare, open_link
     words = json.loads((build / "generated" / "registry" / "registry.json").read_text())["words"]
     model = build / "generated" / "model"
-    ref = Reference(model, json.loads((model / "manifest.json").read_text())["min_score_milli"], words, 4)
+    manifest = json.loads((model / "manifest.json").read_text())
+    ref = Reference(model, manifest["min_score_milli"], words, 4,
+                    min_score_named_milli=manifest["min_score_named_milli"])
     with open_link(qemu=str(build / "firmware.elf"), timeout=60) as ser:
         dev = Device(ser, 60)
         dev.read_banner()
