@@ -25,6 +25,17 @@
 #define APP_MIN_SCORE_MILLI CONFIG_APP_MIN_SCORE
 #endif
 
+/* The threshold of a sentence in which the registry replaced a name (it scores differently): Kconfig's, or the
+ * model's own when APP_MIN_SCORE_NAMED is -1 (the plain one for a model converted before it had one). */
+#if !defined(BERTL14_MIN_SCORE_NAMED_MILLI)
+#define BERTL14_MIN_SCORE_NAMED_MILLI BERTL14_MIN_SCORE_MILLI
+#endif
+#if CONFIG_APP_MIN_SCORE_NAMED < 0
+#define APP_MIN_SCORE_NAMED_MILLI BERTL14_MIN_SCORE_NAMED_MILLI
+#else
+#define APP_MIN_SCORE_NAMED_MILLI CONFIG_APP_MIN_SCORE_NAMED
+#endif
+
 #if defined(CONFIG_APP_RTOS_FREERTOS)
 #include "FreeRTOS.h"
 #include "task.h"
@@ -196,6 +207,8 @@ static void cmd_config(void)
     console_puts(intent_cycles_unit());
     console_puts(" min_score=");
     put_milli(APP_MIN_SCORE_MILLI);
+    console_puts(" min_score_named=");
+    put_milli(APP_MIN_SCORE_NAMED_MILLI);
     put_kv("max_seq_len", BERTL14_MAX_SEQ_LEN);
     put_kv("line_max", CONFIG_APP_LINE_MAX);
     put_kv("rx_buffer", CONFIG_APP_RX_BUFFER);
@@ -384,7 +397,9 @@ static void handle_sentence(const char *text)
         return;
     }
     const char *name = intent_label_name(r.label);
-    const bool in_domain = r.score_milli >= APP_MIN_SCORE_MILLI && strcmp(name, "none") != 0;
+    /* n_slots: the names the registry replaced (always 0 without a registry) */
+    const uint32_t min_score = r.n_slots > 0u ? APP_MIN_SCORE_NAMED_MILLI : APP_MIN_SCORE_MILLI;
+    const bool in_domain = r.score_milli >= min_score && strcmp(name, "none") != 0;
     stats.sentences++;
     stats.intent_none += in_domain ? 0u : 1u;
     stats.cycles_sum += r.cycles;

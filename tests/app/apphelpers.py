@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from testsupport import REPO, require_arm, require_modules, west  # noqa: F401  (re-exported)
+from testsupport import REPO, require_arm, require_modules, skip_missing, west  # noqa: F401  (re-exported)
 QEMU_TIMEOUT = 60
 
 
@@ -29,12 +30,16 @@ _builds: dict[tuple, Path] = {}
 
 
 def build_firmware(tmp_factory, rtos: str, *options: str, board: str = "mps2_an500") -> Path:
-    """app/ for `board` (an emulated one) with the default model and these extra -D options (built once a
-    combination); rtos 'none' builds with no module reachable."""
+    """app/ for `board` (an emulated one, or `host`: the PC, stdin/stdout as the UART) with the default model and
+    these extra -D options (built once a combination); rtos 'none' builds with no module reachable."""
     key = (board, rtos, *options)
     if key in _builds:
         return _builds[key]
-    require_arm(board)
+    if board == "host":
+        if not shutil.which("cmake"):
+            skip_missing("cmake not installed (make test installs it)")
+    else:
+        require_arm(board)
     d = tmp_factory.mktemp(f"app-{board}-{rtos}") / "build"
     if rtos == "freertos":
         require_modules("rtos/FreeRTOS-Kernel")
@@ -50,20 +55,24 @@ def build_firmware(tmp_factory, rtos: str, *options: str, board: str = "mps2_an5
 
 
 def reference_for(firmware: Path):
-    """The Python integer reference on the model the build converted, with the firmware's threshold
-    (CONFIG_APP_MIN_SCORE, or the model's own from the converter's manifest when that is -1) and its registry
-    (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a sentence, with the label
-    domains of the domain rule)."""
+    """The Python integer reference on the model the build converted, with the firmware's thresholds
+    (CONFIG_APP_MIN_SCORE and CONFIG_APP_MIN_SCORE_NAMED, or the model's own from the converter's manifest where
+    -1) and its registry (the build's generated/registry/registry.json, CONFIG_APP_REGISTRY_MAX_SLOTS names a
+    sentence, with the label domains of the domain rule)."""
     from bertl14_tools.device.serial import Reference
     config = (firmware.parent / ".config").read_text()
-    min_score = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith("CONFIG_APP_MIN_SCORE=")))
     model = firmware.parent / "generated" / "model"
-    if min_score < 0:
-        min_score = json.loads((model / "manifest.json").read_text())["min_score_milli"]
+    manifest = json.loads((model / "manifest.json").read_text())
+
+    def threshold(symbol: str, own: str) -> int:
+        value = int(next(line.split("=")[1] for line in config.splitlines() if line.startswith(f"CONFIG_{symbol}=")))
+        return manifest[own] if value < 0 else value
     table = firmware.parent / "generated" / "registry" / "registry.json"
     data = json.loads(table.read_text(encoding="utf-8")) if table.is_file() else {}
     max_names = next((int(line.split("=")[1]) for line in config.splitlines()
                       if line.startswith("CONFIG_APP_REGISTRY_MAX_SLOTS=")), 0)
-    return Reference(model, min_score, data.get("words"), max_names, data.get("label_domains"))
+    return Reference(model, threshold("APP_MIN_SCORE", "min_score_milli"), data.get("words"), max_names,
+                     data.get("label_domains"),
+                     min_score_named_milli=threshold("APP_MIN_SCORE_NAMED", "min_score_named_milli"))
 
 

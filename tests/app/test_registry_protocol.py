@@ -1,9 +1,15 @@
 """The registry on the wire (docs/serial-protocol.md "Names"): the default build carries
 app/entities.yaml; answers report name= area= floor= entity_area= (percent-encoded), bit-exact with the
-reference (registry.Matcher + reference/integer.py); `:entities` lists the registry; bad input with names."""
+reference (registry.Matcher + reference/integer.py); `:entities` lists the registry; bad input with names; a
+sentence with a name is answered with CONFIG_APP_MIN_SCORE_NAMED (host builds)."""
 from __future__ import annotations
 
-from apphelpers import REPO
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from apphelpers import REPO, build_firmware, reference_for
 
 
 def _check(device, reference, text):
@@ -97,3 +103,54 @@ def test_encoding_round_trip():
         assert decode_value(enc) == name
         assert parse_fields(f"intent=X name={enc} area={encode_value('Hall')}")["name"] == name
     assert encode_value("50% = Lamp") == "50%25%20%3D%20Lamp"
+
+
+NAMED_PROBES = ["turn on the kitchen light", "switch on the tv in the lounge", "turn off the towel rail upstairs",
+                "what is the temperature in the bedroom", "set a timer for five minutes", "what time is it"]
+
+
+def _predict(model: Path, texts: list[str], *flags: str) -> list[dict]:
+    """`bertl14 predict --json` with the default build's registry (app/entities.yaml)."""
+    proc = subprocess.run([sys.executable, "-m", "bertl14_tools.cli", "predict", "--model", str(model), "--entities",
+                           str(REPO / "app" / "entities.yaml"), *flags, "--json", *texts],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def _host_answers(elf: Path, lines: list[str]):
+    """The answers of a host build (stdin in, stdout out; the end of input ends it) to `lines`."""
+    from bertl14_tools.device.serial import Answer, parse_fields
+    proc = subprocess.run([str(elf)], input="".join(t + "\n" for t in lines).encode(), capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+    out = [line for line in proc.stdout.decode().split("\r\n") if line.startswith(("intent=", "error=", "ok "))]
+    assert len(out) == len(lines), out
+    return [Answer(line=line, fields=parse_fields(line)) for line in out]
+
+
+def test_a_sentence_with_a_name_is_answered_with_the_named_threshold(tmp_path_factory):
+    """A sentence in which the registry replaced a name, scored s, between the two thresholds (s and s + 1
+    thousandths): answered when CONFIG_APP_MIN_SCORE_NAMED is below its score, `intent=none ... best=` when it is
+    above. Two host builds; every answer is also what the validator's reference (with the thresholds read back from
+    the device's `:config`) and `bertl14 predict` give."""
+    from bertl14_tools.device.serial import compare, device_thresholds
+    argmax = _predict(REPO / "models" / "intent-en", NAMED_PROBES, "--min-score", "0")
+    text, best = next((t, a) for t, a in zip(NAMED_PROBES, argmax)
+                      if a["names"] and a["intent"] != "none" and a["score"] < 1)
+    s = round(best["score"] * 1000)
+    for plain, named, answered in ((s + 1, s, True), (s, s + 1, False)):
+        elf = build_firmware(tmp_path_factory, "none", f"-DCONFIG_APP_MIN_SCORE={plain}",
+                             f"-DCONFIG_APP_MIN_SCORE_NAMED={named}", board="host") / "firmware.elf"
+        config, *answers = _host_answers(elf, [":config", *NAMED_PROBES])
+        ref = reference_for(elf)
+        assert device_thresholds(config.fields) == (ref.min_score, ref.min_score_named) == (plain, named)
+        host = _predict(elf.parent / "generated" / "model", NAMED_PROBES, "--min-score", str(plain / 1000),
+                        "--min-score-named", str(named / 1000))
+        for t, ans, p in zip(NAMED_PROBES, answers, host):
+            assert not compare(ans, ref.expect(t), False), (t, ans.line, compare(ans, ref.expect(t), False))
+            assert (ans.fields["intent"], ans.fields.get("best"), ans.fields["score"]) == \
+                (p["intent"], p.get("best"), f"{p['score']:.3f}"), (t, ans.line, p)
+        f = answers[NAMED_PROBES.index(text)].fields
+        assert f["score"] == f"{s / 1000:.3f}" and f["names"] != "0", f
+        assert (f["intent"], f.get("best")) == ((best["intent"], None) if answered else ("none", best["intent"])), f

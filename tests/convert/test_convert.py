@@ -82,6 +82,50 @@ def test_config_header_and_manifest(tiny_conv):
     assert json.loads((out / "labels.json").read_text()) == ["intent_0", "intent_1", "intent_2"]
 
 
+@pytest.mark.parametrize("training, plain, named", [
+    ({"min_score": 0.8, "min_score_named": 0.65}, 800, 650),
+    ({"min_score": 0.8}, 800, 800),            # a model trained before the second threshold: min_score's
+    (None, 0, 0),                              # no training.json: every label answers
+])
+def test_thresholds_in_header_and_manifest(tiny, tmp_path, training, plain, named):
+    """training.json's min_score and min_score_named reach the firmware (bertl14_config.h), the host tools
+    (manifest.json) and `convert --json`, in thousandths."""
+    if training is not None:
+        (tiny / "training.json").write_text(json.dumps(training))
+    r = run_cli("convert", "--model", tiny, "--out", tmp_path / "o", "--no-progress", "--json")
+    assert r.returncode == 0, r.stderr
+    d = defines(tmp_path / "o" / "bertl14_config.h")
+    assert (int(d["BERTL14_MIN_SCORE_MILLI"]), int(d["BERTL14_MIN_SCORE_NAMED_MILLI"])) == (plain, named)
+    man = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert (man["min_score_milli"], man["min_score_named_milli"]) == (plain, named)
+    out = json.loads(r.stdout)
+    assert (out["min_score_milli"], out["min_score_named_milli"]) == (plain, named)
+
+
+@pytest.mark.parametrize("value", [1.5, "high"])
+def test_bad_named_threshold_is_a_one_line_error(tiny, tmp_path, value):
+    (tiny / "training.json").write_text(json.dumps({"min_score": 0.8, "min_score_named": value}))
+    r = run_cli("convert", "--model", tiny, "--out", tmp_path / "o", "--no-progress")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"min_score_named {value!r} is outside 0..1" in r.stderr and "training.json" in r.stderr
+
+
+def test_converted_folder_without_the_named_threshold_is_converted_again(tiny, tmp_path):
+    """A folder an older converter wrote (no min_score_named_milli) is converted again from its source when that is
+    at hand, so the firmware's BERTL14_MIN_SCORE_NAMED_MILLI is the one the host tools read from training.json."""
+    opts = ConvertOptions(progress=False)
+    first, copy = tmp_path / "first", tmp_path / "copy"
+    convert(tiny, first, opts)
+    man = json.loads((first / "manifest.json").read_text())
+    del man["min_score_named_milli"]
+    (first / "manifest.json").write_text(json.dumps(man))
+    (tiny / "training.json").write_text(json.dumps({"min_score": 0.8, "min_score_named": 0.7}))
+    convert(first, copy, opts)
+    assert defines(copy / "bertl14_config.h")["BERTL14_MIN_SCORE_NAMED_MILLI"] == "700"
+    assert json.loads((copy / "manifest.json").read_text())["min_score_named_milli"] == 700
+
+
 def test_generated_calibration_is_said(tmp_path):
     src = write_tiny_bert(tmp_path / "m")
     man = convert(src, tmp_path / "o", ConvertOptions(progress=False, max_seq_len=16))
@@ -221,8 +265,9 @@ def test_cli_json_contract(tiny_conv, tmp_path):
     data.write_text("".join(json.dumps({"text": t, "intent": "intent_1"}) + "\n" for t in CALIB))
     res = _lines(run_cli("eval", "--model", m, "--data", data, "--json"))
     assert len(res) == 1 and set(res[0]) == {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax",
-                                             "min_score", "agreement_with_float"}
-    assert res[0]["min_score"] == 0 and res[0]["accuracy"] == res[0]["accuracy_argmax"]   # no training.json
+                                             "min_score", "min_score_named", "agreement_with_float"}
+    assert res[0]["min_score"] == res[0]["min_score_named"] == 0                           # no training.json
+    assert res[0]["accuracy"] == res[0]["accuracy_argmax"]
     assert res[0]["n"] == len(CALIB) and 0 <= res[0]["accuracy"] <= 1
     assert res[0]["agreement_with_float"] is not None  # the source folder is found next to the output
 

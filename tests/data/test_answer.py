@@ -1,5 +1,6 @@
 """The host tools answer as the firmware does (answer.py): `predict` and `eval` apply the model's min_score in
-integer thousandths (protocol.c's rule), `none` with `best` under it, `--min-score` overrides."""
+integer thousandths (protocol.c's rule), `none` with `best` under it, `--min-score` overrides; a sentence in which
+the registry replaced a name is answered with min_score_named instead (`--min-score-named` overrides)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "convert"))
-from cvt_util import CALIB, run_cli, write_tiny_bert  # noqa: E402
+from cvt_util import CALIB, TINY_VOCAB, run_cli, write_tiny_bert  # noqa: E402
 
 LABELS = ["HassTurnOn", "HassSetPosition", "HassFanSetSpeed", "none"]
 TEXTS = CALIB + ["turn the fan up", "what is on", "close it", "set the kitchen light to 40 percent"]
@@ -102,3 +103,92 @@ def test_eval_reports_device_and_argmax_accuracy(thresholded, argmax, tmp_path):
     assert human.returncode == 0 and f"at min_score {cut / 1000:.3f}" in human.stdout
     bad = run_cli("eval", "--model", folder, "--data", data, "--min-score", "2")
     assert bad.returncode == 2 and "--min-score: 2 must be within 0..1" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# ---- the threshold of a sentence with a registry name --------------------------------------------------------------
+HOME = """\
+areas:
+  - {name: Kitchen}
+  - {name: Living Room, aliases: [lounge]}
+entities:
+  - {name: Kitchen Light, domain: light, area: Kitchen}
+  - {name: Desk Fan, domain: fan}
+"""
+NAMED_TEXTS = ["turn on the kitchen light", "set the desk fan to 40 percent", "open the door in the lounge",
+               "turn off the kitchen light please", "is the desk fan on", "close the garage door",
+               "set the heat to 20", "play music", "lock the door", "what is the temperature"]
+
+
+@pytest.fixture(scope="module")
+def named(tmp_path_factory):
+    """A random model that reads the registry's placeholders (without a `none` class: every sentence has a label to
+    answer), its registry, and every text's argmax with the names replaced (--min-score 0); then the same model
+    shipped with min_score above every score and min_score_named at the lowest: by the rule, the sentences with a
+    name answer their label, the others none."""
+    import shutil
+    root = tmp_path_factory.mktemp("named")
+    src = write_tiny_bert(root / "tiny", vocab=TINY_VOCAB + ["[", "]", "name", "area", "floor"],
+                          num_labels=3, seed=5, calibration=CALIB)
+    (src / "labels.json").write_text(json.dumps(LABELS[:3]))
+    home = root / "home.yaml"
+    home.write_text(HOME, encoding="utf-8")
+    argmax = _lines(run_cli("predict", "--model", src, "--entities", home, "--min-score", "0", "--json",
+                            *NAMED_TEXTS))
+    scores = [int(round(a["score"] * 1000)) for a in argmax]
+    lo, hi = min(scores), max(scores) + 1
+    assert hi <= 1000 and {bool(a["names"]) for a in argmax} == {True, False}, argmax
+    folder = root / "shipped"
+    shutil.copytree(src, folder)
+    (folder / "training.json").write_text(json.dumps({"min_score": hi / 1000, "min_score_named": lo / 1000}))
+    return folder, home, argmax, lo, hi
+
+
+def _expected(argmax, plain: int, named: int) -> list[tuple[str, str | None]]:
+    """protocol.c written out: the named threshold when the registry replaced a name, else the plain one."""
+    return [_device(a["intent"], int(round(a["score"] * 1000)), named if a["names"] else plain) for a in argmax]
+
+
+@pytest.mark.parametrize("engine", ["ref", "c"])
+def test_predict_applies_the_named_threshold_to_sentences_with_a_name(named, engine):
+    folder, home, argmax, lo, hi = named
+
+    def predict(*args):
+        got = _lines(run_cli("predict", "--model", folder, "--engine", engine, "--entities", home, "--json", *args,
+                             *NAMED_TEXTS))
+        assert [(p["score"], p["names"]) for p in got] == [(a["score"], a["names"]) for a in argmax]
+        return [(p["intent"], p.get("best")) for p in got]
+
+    own = predict()                                       # the model's own: min_score hi, min_score_named lo
+    assert own == _expected(argmax, hi, lo)
+    assert any(i != "none" for i, _ in own) and any(b is not None for _, b in own)
+    # the other way round, by the flags: a name now needs hi, a plain sentence lo
+    swapped = predict("--min-score", str(lo / 1000), "--min-score-named", str(hi / 1000))
+    assert swapped == _expected(argmax, lo, hi) != own
+    # --min-score alone is the threshold of every sentence: 0 is the plain argmax
+    assert predict("--min-score", "0") == [(a["intent"], a.get("best")) for a in argmax]
+    assert predict("--min-score", str(hi / 1000)) == _expected(argmax, hi, hi)
+    # without --entities nothing is replaced: min_score for every sentence
+    bare = _lines(run_cli("predict", "--model", folder, "--engine", engine, "--min-score", "0", "--json",
+                          *NAMED_TEXTS))
+    plain = _lines(run_cli("predict", "--model", folder, "--engine", engine, "--json", *NAMED_TEXTS))
+    assert [(p["intent"], p.get("best")) for p in plain] == \
+        [_device(b["intent"], int(round(b["score"] * 1000)), hi) for b in bare]
+
+
+def test_eval_reports_both_thresholds(named, tmp_path):
+    folder, home, argmax, lo, hi = named
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"text": a["text"], "intent": a["intent"]}) + "\n" for a in argmax))
+    r = _lines(run_cli("eval", "--model", folder, "--entities", home, "--data", data, "--json"))[0]
+    assert (r["min_score"], r["min_score_named"]) == (hi / 1000, lo / 1000)
+    device = [i for i, _ in _expected(argmax, hi, lo)]
+    assert r["accuracy"] == round(sum(d == a["intent"] for d, a in zip(device, argmax)) / len(argmax), 6)
+    assert r["accuracy_argmax"] == 1.0
+    one = _lines(run_cli("eval", "--model", folder, "--entities", home, "--data", data, "--min-score", "0",
+                         "--json"))[0]
+    assert one["min_score"] == one["min_score_named"] == 0 and one["accuracy"] == 1.0
+    human = run_cli("eval", "--model", folder, "--entities", home, "--data", data)
+    assert human.returncode == 0 and f"at min_score {hi / 1000:.3f}, {lo / 1000:.3f} with a registry name" \
+        in human.stdout
+    bad = run_cli("eval", "--model", folder, "--data", data, "--min-score-named", "2")
+    assert bad.returncode == 2 and "--min-score-named: 2 must be within 0..1" in bad.stderr

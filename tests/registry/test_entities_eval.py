@@ -147,7 +147,7 @@ def test_eval_entities_reports_slot_accuracy(model, home, tmp_path):
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     plain = _lines(run_cli("eval", "--model", model, "--data", data, "--json"))[0]
     assert set(plain) == {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax", "min_score",
-                          "agreement_with_float"}
+                          "min_score_named", "agreement_with_float"}
     res = {e: _lines(run_cli("eval", "--model", model, "--data", data, "--engine", e, "--entities", home,
                              "--json"))[0] for e in ("ref", "c", "float")}
     assert res["c"] == res["ref"]

@@ -298,16 +298,19 @@ class Reference:
     """What the firmware must print for a sentence: reference/integer.py on the model the firmware was built with, after
     the registry matcher (registry.Matcher, bit-exact with the C one) when the firmware has a registry, with the
     firmware's domain rule (`label_domains`: its bertl14_label_domains[], answer.classify_allowed) and threshold
-    rule (answer.device_answer)."""
+    rule (answer.device_answer): `min_score_milli`, or `min_score_named_milli` for a sentence in which the
+    registry replaced a name (None: the same as min_score_milli, a firmware with one threshold)."""
 
     def __init__(self, model_path: str | Path, min_score_milli: int, registry_words: list[int] | None = None,
-                 max_names: int = 4, label_domains: list[int] | None = None):
+                 max_names: int = 4, label_domains: list[int] | None = None,
+                 min_score_named_milli: int | None = None):
         from ..reference import integer as reference
         from ..model.folder import open_model
         self.model = open_model(model_path)
         self.ref, self.qm = reference, self.model.qm
         self.labels = self.model.labels
         self.min_score = min_score_milli
+        self.min_score_named = min_score_milli if min_score_named_milli is None else min_score_named_milli
         self.matcher, self.max_names = None, max_names
         self.set_registry(registry_words, max_names, label_domains)
         self.values, self.value_keys = None, ()
@@ -330,8 +333,8 @@ class Reference:
             self.objects = R.table_objects(registry_words)
 
     def expect(self, text: str) -> Expected:
-        from ..reference.answer import device_answer
-        slots = {}
+        from ..reference.answer import device_answer, threshold_for
+        slots, found = {}, []
         if self.matcher is not None:
             st, out, found = self.matcher.match(text, self.max_names)
             if st != 0:
@@ -355,7 +358,7 @@ class Reference:
                 label, q16 = classify_allowed(r.logits, allowed)
                 score = self.ref.score_thousandths(q16)
         label = self.labels[label]
-        intent, best = device_answer(label, score, self.min_score)
+        intent, best = device_answer(label, score, threshold_for(len(found), self.min_score, self.min_score_named))
         if values:   # intent.c's fit_values: the slots of the answer's intent
             values = self.values.fit(values, label)
         tagged = {}
@@ -369,6 +372,14 @@ class Reference:
         return Expected(intent=intent, score=f"{score / 1000:.3f}", tokens=len(ids), truncated=bool(truncated),
                         label=label, cls=bytes(int(x) & 0xFF for x in r.cls), slots=slots, best=best,
                         values=values, value_keys=self.value_keys)
+
+
+def device_thresholds(config: dict) -> tuple[int, int]:
+    """(min_score, min_score_named) in thousandths from the fields of `:config`; a firmware that prints no
+    min_score_named has one threshold, min_score."""
+    plain = round(float(config.get("min_score", "0")) * 1000)
+    named = config.get("min_score_named")
+    return plain, plain if named is None else round(float(named) * 1000)
 
 
 def compare(ans: Answer, exp: Expected, dump: bool) -> list[str]:
@@ -521,7 +532,7 @@ def validate(dev: Device, ref: Reference, items: list[dict], dump: bool, progres
             "cycles_by_tokens": {str(n): {"n": len(c), "mean_cycles": round(sum(c) / len(c))}
                                  for n, c in sorted(by_tokens.items())},
             "dump": dump, "model": dev.config.get("model"),
-            "min_score": dev.config.get("min_score"),
+            "min_score": dev.config.get("min_score"), "min_score_named": dev.config.get("min_score_named"),
             "match_cycles_per_byte": match_cycles / match_bytes if match_bytes else None,
             "slots": score.as_dict() if score is not None else None}
 
@@ -543,8 +554,8 @@ def cmd_validate(args) -> int:
             print(json.dumps({"protocol_errors": [{"error": str(exc)}]}) if args.json
                   else f"protocol error: {exc}")
             return 1
-        min_score = round(float(dev.config.get("min_score", "0")) * 1000)
-        ref = Reference(model, min_score)
+        min_score, min_score_named = device_thresholds(dev.config)
+        ref = Reference(model, min_score, min_score_named_milli=min_score_named)
         from ..reference.infer import check_labels
         check_labels([(it["line"], it["record"]) for it in items], ref.labels, args.data)
         if str(ref.model.max_seq_len) != dev.config.get("max_seq_len"):
@@ -569,7 +580,9 @@ def cmd_validate(args) -> int:
     if args.json:
         ui.emit_json(report)
     else:
-        print(f"{report['n']} sentences, model {report['model']}, min_score {report['min_score']}"
+        named = report["min_score_named"]
+        named = f" ({named} with a registry name)" if named not in (None, report["min_score"]) else ""
+        print(f"{report['n']} sentences, model {report['model']}, min_score {report['min_score']}{named}"
               f"{', [CLS] bytes checked' if args.dump else ''}")
         print(f"accuracy (intent = expected label): {report['accuracy']:.4f}")
         if report["slots"] is not None:

@@ -106,16 +106,35 @@ def generated_calibration(vocab: list[str], n: int = GENERATED_CALIBRATION_SENTE
             for _ in range(n)]
 
 
+def training_threshold_milli(model_dir: Path, key: str) -> int | None:
+    """training.json's score threshold `key` (0..1) in thousandths; None when the file or the key is absent."""
+    path = model_dir / "training.json"
+    if not path.is_file():
+        return None
+    value = json.loads(path.read_text(encoding="utf-8")).get(key)
+    if value is None:
+        return None
+    try:
+        ok = not isinstance(value, bool) and 0 <= float(value) <= 1
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise UserError(f"{path}: {key} {value!r} is outside 0..1: write a probability (0.8) or leave it out")
+    return int(round(float(value) * 1000))
+
+
 def model_min_score_milli(model_dir: Path) -> int:
     """The model's calibrated out-of-domain threshold (training.json `min_score`, 0..1) in thousandths;
     0 (accept every label) when the model ships none."""
-    path = model_dir / "training.json"
-    if not path.is_file():
-        return 0
-    value = json.loads(path.read_text(encoding="utf-8")).get("min_score", 0) or 0
-    if not 0 <= float(value) <= 1:
-        raise UserError(f"{path}: min_score {value} is outside 0..1")
-    return int(round(float(value) * 1000))
+    return training_threshold_milli(model_dir, "min_score") or 0
+
+
+def model_min_score_named_milli(model_dir: Path) -> int:
+    """The model's threshold for sentences in which the registry replaced a name, area or floor (training.json
+    `min_score_named`, 0..1, chosen on its validation split) in thousandths; min_score's when it ships none (a
+    model trained before the second threshold)."""
+    named = training_threshold_milli(model_dir, "min_score_named")
+    return model_min_score_milli(model_dir) if named is None else named
 
 
 def model_name_placeholders(model_dir: Path) -> bool:
@@ -303,7 +322,7 @@ def _from_converted(src: Path, out_dir: Path, opts: ConvertOptions) -> dict:
     man = json.loads(mpath.read_text(encoding="utf-8"))
     have = {k: man["options"].get(k, "int16" if k == "quantize" else None) for k in SHAPE_OPTIONS}
     want = {k: getattr(opts, k) for k in SHAPE_OPTIONS}
-    if have == want and not _lacks_source_domains(src, man):
+    if have == want and not _lacks_source_domains(src, man) and not _lacks_named_threshold(src, man):
         if opts.board:
             from . import board_fit
             board_fit.check(opts.board, man["flash_bytes"]["total"], man["work_buffer_bytes"])
@@ -338,6 +357,13 @@ def manifest_source(folder: Path, manifest: dict) -> Path | None:
     None; it may have moved or gone since."""
     rel = (manifest.get("sources") or {}).get("path")
     return Path(folder) / rel if rel else None
+
+
+def _lacks_named_threshold(src: Path, man: dict) -> bool:
+    """A folder converted before the converter carried min_score_named, whose source is at hand: converted again,
+    so that the firmware's BERTL14_MIN_SCORE_NAMED_MILLI is the source's training.json, as the host tools read it."""
+    source = manifest_source(src, man)
+    return "min_score_named_milli" not in man and source is not None and (source / "config.json").is_file()
 
 
 def _lacks_source_domains(src: Path, man: dict) -> bool:
@@ -471,8 +497,9 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
             sha256=hashlib.sha256(vocab_bytes).hexdigest(),
             rows=_c_blocks(vocab_words, "x", desc="bertl14_vocab.c", progress=opts.progress))
     min_score_milli = model_min_score_milli(model_dir)
+    min_score_named_milli = model_min_score_named_milli(model_dir)
     _render(env, "bertl14_config.h.j2", out_dir / "bertl14_config.h", model_name=fm.name,
-            min_score_milli=min_score_milli,
+            min_score_milli=min_score_milli, min_score_named_milli=min_score_named_milli,
             options_line=" ".join(f"{k}={v}" for k, v in opts.public().items()),
             num_layers=fm.num_layers, hidden=fm.hidden, num_heads=fm.num_heads, heads_kept=heads_kept,
             head_dim=fm.head_dim, intermediate=fm.intermediate, vocab_size=fm.vocab_size,
@@ -531,6 +558,7 @@ def write_model_folder(out_dir: Path, fm: FloatModel, qm, opts: ConvertOptions, 
         "work_buffer_bytes": work_bytes,
         "max_seq_len": opts.max_seq_len,
         "min_score_milli": min_score_milli,
+        "min_score_named_milli": min_score_named_milli,
         "name_placeholders": model_name_placeholders(model_dir) if model_dir else False,
         "heads_kept": [list(map(int, layer.heads_kept)) for layer in fm.layers],
         "calibration": {"source": calib_source, "sentences": calib_count},
@@ -671,7 +699,9 @@ def print_result(args, manifest: dict) -> None:
         from ..ui import emit_json
         emit_json({"out": str(args.out), "model": manifest.get("model"), "flash_bytes": manifest["flash_bytes"],
                    "work_buffer_bytes": manifest["work_buffer_bytes"], "max_seq_len": manifest["max_seq_len"],
-                   "min_score_milli": manifest.get("min_score_milli"), "heads_kept": manifest.get("heads_kept"),
+                   "min_score_milli": manifest.get("min_score_milli"),
+                   "min_score_named_milli": manifest.get("min_score_named_milli"),
+                   "heads_kept": manifest.get("heads_kept"),
                    **({"board": args.board, "board_fit": fit} if args.board else {})})
     else:
         print(summary_line(Path(args.out), manifest))

@@ -7,8 +7,14 @@ The score threshold (app/src/protocol.c):
     device_answer(label, score_milli, min_score_milli) -> (intent, best)
         ("HassTurnOn", None) in domain; ("none", "HassTurnOn") under the threshold; ("none", None) when the
         model's own `none` class won (the firmware prints no `best=` then)
+    threshold_for(names, min_score_milli, min_score_named_milli) -> int
+        the threshold a sentence is answered with: the named one when the registry replaced at least one name,
+        area or floor in it (`names` of them), else the plain one
     to_milli(value) -> int                 a threshold in 0..1 as the converter compiles it (BERTL14_MIN_SCORE_MILLI)
     model_min_score_milli(model) -> int    the model's own threshold (training.json `min_score`, via the manifest)
+    model_min_score_named_milli(model) -> int
+        its threshold for sentences with a registry name (training.json `min_score_named`, else `min_score`)
+    thresholds_for(model, plain, named) -> (plain, named)   the thresholds the host tools answer with
 
 The domain rule (app/src/intent.c, bertl14_classify_allowed): with a registry, a device's name becomes [NAME]
 before the model reads the sentence, so the model cannot tell a fan from a blind; the registry can. When the
@@ -35,7 +41,7 @@ MAX_VAL_FALSE_ACCEPT = 0.05     # `bertl14 train` chooses min_score under this o
 
 # ---- the score threshold ------------------------------------------------------------------------------------------
 def in_domain(label: str, score_milli: int, min_score_milli: int) -> bool:
-    """protocol.c: `r.score_milli >= APP_MIN_SCORE_MILLI && strcmp(name, "none") != 0`."""
+    """protocol.c: `r.score_milli >= min_score && strcmp(name, "none") != 0` (min_score: threshold_for)."""
     return int(score_milli) >= int(min_score_milli) and label != NONE_LABEL
 
 
@@ -44,6 +50,11 @@ def device_answer(label: str, score_milli: int, min_score_milli: int) -> tuple[s
     if in_domain(label, score_milli, min_score_milli):
         return label, None
     return NONE_LABEL, (None if label == NONE_LABEL else label)
+
+
+def threshold_for(names: int, min_score_milli: int, min_score_named_milli: int) -> int:
+    """protocol.c: `r.n_slots > 0 ? APP_MIN_SCORE_NAMED_MILLI : APP_MIN_SCORE_MILLI`."""
+    return min_score_named_milli if names > 0 else min_score_milli
 
 
 def to_milli(value: float, what: str = "--min-score") -> int:
@@ -66,9 +77,33 @@ def model_min_score_milli(model) -> int:
     return source_min_score_milli(Path(source)) if source else 0
 
 
+def model_min_score_named_milli(model) -> int:
+    """The threshold a firmware built from this model answers a sentence with a registry name with by default
+    (CONFIG_APP_MIN_SCORE_NAMED=-1): the converter's `min_score_named_milli` (manifest.json,
+    BERTL14_MIN_SCORE_NAMED_MILLI), else the source folder's training.json `min_score_named`, else the plain
+    threshold (model_min_score_milli)."""
+    value = model.manifest.get("min_score_named_milli")
+    if value is not None:
+        return int(value)
+    from ..model.convert import manifest_source, training_threshold_milli
+    source = getattr(model, "source_dir", None) or manifest_source(Path(model.path), model.manifest)
+    value = training_threshold_milli(Path(source), "min_score_named") if source else None
+    return model_min_score_milli(model) if value is None else value
+
+
 def min_score_for(model, override: float | None) -> int:
     """--min-score X when given, else the model's own threshold."""
     return model_min_score_milli(model) if override is None else to_milli(override)
+
+
+def thresholds_for(model, min_score_milli: int | None, min_score_named_milli: int | None) -> tuple[int, int]:
+    """(plain, named) thresholds in thousandths: each as given, None the model's own, except that a plain one
+    given alone is also the named one (one threshold for every sentence: `--min-score 0` stays the plain
+    argmax)."""
+    plain = model_min_score_milli(model) if min_score_milli is None else int(min_score_milli)
+    if min_score_named_milli is not None:
+        return plain, int(min_score_named_milli)
+    return plain, (model_min_score_named_milli(model) if min_score_milli is None else plain)
 
 
 # ---- the domain rule ----------------------------------------------------------------------------------------------

@@ -10,15 +10,17 @@ With `--json` every command prints one JSON object a line (the contract later to
             device's printed thousandths / 1000; tokens = number of ids incl. [CLS]/[SEP]; slots: a dict keyed by
             Home Assistant's slot names, {"minutes": 5, "name": "Kitchen Light"}, with a registry or a model
             that tags slots)
-  eval      {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax", "min_score",
+  eval      {"n", "accuracy", "macro_f1", "accuracy_argmax", "macro_f1_argmax", "min_score", "min_score_named",
              "agreement_with_float"} (+ "value_slot_accuracy", "value_slots" with a model that tags slots)
 
 `predict` and `eval` answer as the firmware does (answer.py, app/src/protocol.c): a best label whose score, in
 integer thousandths, is under the model's `min_score` (training.json, compiled into the firmware as
 BERTL14_MIN_SCORE_MILLI) answers "intent": "none" with "best": the label; the model's own `none` class answers
-"none" without "best". `--min-score X` sets another threshold, `--min-score 0` gives the plain argmax. `eval`'s
-"accuracy" / "macro_f1" are those of the device's answers, "accuracy_argmax" / "macro_f1_argmax" those of the
-best label without the threshold.
+"none" without "best". A sentence in which `--entities` replaced a name, area or floor is answered with the
+model's `min_score_named` instead (BERTL14_MIN_SCORE_NAMED_MILLI; `min_score` when it ships none). `--min-score X`
+sets another threshold, for every sentence unless `--min-score-named Y` sets the named one; `--min-score 0` gives
+the plain argmax. `eval`'s "accuracy" / "macro_f1" are those of the device's answers, "accuracy_argmax" /
+"macro_f1_argmax" those of the best label without the threshold.
 
 `tokenize`, `predict` and `eval` take `--entities FILE` (a registry YAML, or a `*_home.json` of the public test data): the
 registry is compiled for the model's tokenizer options and every text goes through the matcher first (docs/
@@ -298,16 +300,18 @@ class Answer:
 class Answerer:
     """One sentence as the firmware answers it: the registry's names replaced (with `entities`), the model, the
     domain rule (with `entities` and a model that ships intent_domains.json: only the intents that accept the
-    domain of a name found may answer, answer.py), then the score threshold (answer.device_answer;
-    `min_score_milli` None: the model's own)."""
+    domain of a name found may answer, answer.py), then the score threshold (answer.device_answer), the named one
+    when the registry replaced a name (answer.thresholds_for: None the model's own; a plain one given alone is
+    also the named one)."""
 
     def __init__(self, model: Model, engine: str, entities: Entities | None = None,
-                 min_score_milli: int | None = None):
+                 min_score_milli: int | None = None, min_score_named_milli: int | None = None):
         from . import answer
         self.model, self.entities, self.labels = model, entities, model.labels
         self.eng = make_engine(engine, model)
-        self.min_score_milli = answer.model_min_score_milli(model) if min_score_milli is None else min_score_milli
-        self.device_answer = answer.device_answer
+        self.min_score_milli, self.min_score_named_milli = answer.thresholds_for(model, min_score_milli,
+                                                                                 min_score_named_milli)
+        self.device_answer, self.threshold_for = answer.device_answer, answer.threshold_for
         self.values = None
         if model.tags:    # the value table and intents' slots the firmware is built with
             from .tagging import ValueReader
@@ -328,7 +332,8 @@ class Answerer:
         if allowed is not None:
             p = self.eng.choose(p, allowed)
         label = self.labels[p.label]
-        intent, best = self.device_answer(label, p.score_milli, self.min_score_milli)
+        threshold = self.threshold_for(len(slots), self.min_score_milli, self.min_score_named_milli)
+        intent, best = self.device_answer(label, p.score_milli, threshold)
         if values is not None:   # the slots of the answer's intent
             values = self.values.fit(values, label)
         return Answer(intent, best, label, p.score, p.score_milli, p.tokens, masked, slots, argmax, allowed, values)
@@ -483,15 +488,18 @@ def _entities(args, model: Model) -> Entities | None:
     return Entities(args.entities, model, args.engine, args.max_slots) if args.entities else None
 
 
-def _min_score(args, model: Model) -> int:
-    from .answer import min_score_for
-    return min_score_for(model, args.min_score)
+def _min_scores(args) -> dict:
+    """Answerer's and evaluate's thresholds from --min-score / --min-score-named (None: the model's own)."""
+    from .answer import to_milli
+    return {"min_score_milli": None if args.min_score is None else to_milli(args.min_score),
+            "min_score_named_milli": None if args.min_score_named is None
+            else to_milli(args.min_score_named, "--min-score-named")}
 
 
 def cmd_predict(args) -> int:
     model = open_model(args.model, progress=ui.show_progress())
     ent = _entities(args, model)
-    run = Answerer(model, args.engine, ent, _min_score(args, model))
+    run = Answerer(model, args.engine, ent, **_min_scores(args))
     refused = 0
     for inp in _texts(args):
         if inp.text is None:      # the device's rule: error=invalid_utf8, and the next line is answered
@@ -519,15 +527,17 @@ def cmd_predict(args) -> int:
 
 def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progress: bool = True,
              entities: Entities | None = None, expected: list[dict] | None = None,
-             min_score_milli: int | None = None, values: list[dict] | None = None) -> dict:
-    """Intent accuracy and macro-F1 of the device's answers (the threshold `min_score_milli`, None: the model's
-    own) and of the best label without it, agreement of the best label with the float model; with `entities`,
+             min_score_milli: int | None = None, values: list[dict] | None = None,
+             min_score_named_milli: int | None = None) -> dict:
+    """Intent accuracy and macro-F1 of the device's answers (the thresholds `min_score_milli` and, for sentences
+    with a registry name, `min_score_named_milli`, as Answerer takes them) and of the best label without them,
+    agreement of the best label with the float model; with `entities`,
     the texts go through the matcher first and, with `expected` (slots.expected_slots of each record), slot
     accuracy is added. With `values` (slots.expected_values of each record) and a model with a tagger, the value
     slots' sentence-level exact match over the sentences whose intent is right (slots.ValueScore)."""
     from .slots import SlotScore, ValueScore
     value_score = ValueScore()
-    run = Answerer(model, engine, entities, min_score_milli)
+    run = Answerer(model, engine, entities, min_score_milli, min_score_named_milli)
     labels = model.labels
     unknown = sorted(set(gold) - set(labels))
     pred, best, ref_pred = [], [], []
@@ -561,7 +571,7 @@ def evaluate(model: Model, engine: str, texts: list[str], gold: list[str], progr
         agree = None
     out = {"n": len(texts), "accuracy": round(acc, 6), "macro_f1": round(macro_f1(gold, pred), 6),
            "accuracy_argmax": round(acc_argmax, 6), "macro_f1_argmax": round(macro_f1(gold, best), 6),
-           "min_score": run.min_score_milli / 1000,
+           "min_score": run.min_score_milli / 1000, "min_score_named": run.min_score_named_milli / 1000,
            "agreement_with_float": None if agree is None else round(agree, 6)}
     if unknown:
         out["unknown_intents"] = unknown
@@ -589,14 +599,16 @@ def cmd_eval(args) -> int:
     ent = _entities(args, model)
     res = evaluate(model, args.engine, texts, gold, progress=ui.show_progress(), entities=ent,
                    expected=[expected_slots(r) for r in records] if ent else None,
-                   min_score_milli=_min_score(args, model), values=[expected_values(r) for r in records])
+                   values=[expected_values(r) for r in records], **_min_scores(args))
     if args.json:
         ui.emit_json(res)
     else:
         agree = "n/a (float model not available)" if res["agreement_with_float"] is None \
             else f"{res['agreement_with_float']:.4f}"
+        named = "" if res["min_score_named"] == res["min_score"] else \
+            f", {res['min_score_named']:.3f} with a registry name"
         line = (f"n={res['n']} accuracy={res['accuracy']:.4f} macro_f1={res['macro_f1']:.4f} (at min_score "
-                f"{res['min_score']:.3f}; without: accuracy={res['accuracy_argmax']:.4f} "
+                f"{res['min_score']:.3f}{named}; without: accuracy={res['accuracy_argmax']:.4f} "
                 f"macro_f1={res['macro_f1_argmax']:.4f}) agreement_with_float={agree}")
         if ent:
             sl = res["slots"]
@@ -645,7 +657,12 @@ def register(subparsers) -> None:
         p.add_argument("--min-score", type=ui.fraction, default=None, metavar="X",
                        help="score threshold in 0..1, compared in thousandths as on the device: a best label "
                             "under it answers none (default: the model's own min_score, training.json, as the "
-                            "firmware; 0: the plain argmax)")
+                            "firmware; 0: the plain argmax). Without --min-score-named it is also the threshold "
+                            "of sentences with a registry name")
+        p.add_argument("--min-score-named", type=ui.fraction, default=None, metavar="X",
+                       help="the threshold of a sentence in which --entities replaced a name, area or floor "
+                            "(default: --min-score when given, else the model's own min_score_named, "
+                            "training.json, as the firmware)")
 
     p = subparsers.add_parser("predict", help="intent and score of texts, answered as the firmware does")
     common(p, ["ref", "c", "float"], "ref", 'one {"text", "intent", "score", "tokens"} a line (+ "best", "slots"; '
