@@ -192,3 +192,21 @@ def test_eval_reports_both_thresholds(named, tmp_path):
         in human.stdout
     bad = run_cli("eval", "--model", folder, "--data", data, "--min-score-named", "2")
     assert bad.returncode == 2 and "--min-score-named: 2 must be within 0..1" in bad.stderr
+
+
+def test_report_answers_sentences_with_a_name_under_the_named_threshold(named, tmp_path):
+    """bertl14 report --entities: its figures at the model's thresholds are the device's (a name: min_score_named),
+    for the in-domain data and the out-of-domain file alike."""
+    folder, home, argmax, lo, hi = named
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"text": a["text"], "intent": a["intent"]}) + "\n" for a in argmax))
+    out = tmp_path / "report"
+    r = run_cli("report", "--model", folder, "--entities", home, "--data", data, "--ood", data, "--out", out,
+                "--no-tradeoff", "-q")
+    assert r.returncode == 0, r.stderr
+    at = json.loads((out / "report.json").read_text())["at_min_score"]
+    device = [i for i, _ in _expected(argmax, hi, lo)]
+    assert (at["min_score"], at["min_score_named"]) == (hi / 1000, lo / 1000)
+    assert at["sentences_with_names"] == sum(bool(a["names"]) for a in argmax)
+    assert at["accuracy"] == sum(d == a["intent"] for d, a in zip(device, argmax)) / len(argmax)
+    assert at["ood_false_accept"]["accepted"] == sum(d != "none" for d in device) > 0

@@ -4,9 +4,11 @@ The model is evaluated with the integer reference (or `--engine c|float`) throug
 the figures are those of the converted model at each `--prune-heads` and `max_seq_len` point. With the
 model's shipped `min_score` (or `--min-score`) it also gives the accuracy the device answers with
 (a score under the threshold answers `none`) and, with `--ood FILE`, the out-of-domain false-accept rate;
-threshold.png draws both against every min_score, the model's marked (the pictures: plots.py).
+threshold.png draws both against every min_score, one threshold for every sentence, the model's marked (the
+pictures: plots.py).
 With `--entities FILE` (a registry, docs/registry.md) every sentence goes through the registry matcher first,
-as on a device with that registry: known names become placeholders before tokenizing.
+as on a device with that registry: known names become placeholders before tokenizing, and the figures at the
+model's thresholds answer a sentence with a name under `min_score_named` (or `--min-score-named`), as the firmware.
 """
 from __future__ import annotations
 
@@ -67,16 +69,20 @@ def manifest_memory(manifest: dict) -> tuple[int | None, int | None]:
     return (int(flash) if flash is not None else None), (int(ram) if ram is not None else None)
 
 
-def predict_scored(model, engine: str, texts: list[str], entities=None) -> list[tuple[str, int]]:
+def predict_scored(model, engine: str, texts: list[str], entities=None, named: list[bool] | None = None) \
+        -> list[tuple[str, int]]:
     """(best label, score in thousandths) of every text, without a threshold (infer.Answerer: with `entities`,
-    the names replaced first, as on the device); integer engines give the device's score."""
+    the names replaced first, as on the device); integer engines give the device's score. With a `named` list,
+    whether the registry replaced a name in each text is appended to it (the device's named threshold)."""
     from .. import ui
     from ..reference.infer import Answerer
-    run = Answerer(model, engine, entities, min_score_milli=0)
+    run = Answerer(model, engine, entities, min_score_milli=0, min_score_named_milli=0)
     out = []
     for t in ui.progress(texts, desc=f"predict ({engine})", unit="sent", leave=False):
         a = run(t)
         out.append((a.label, a.score_milli))
+        if named is not None:
+            named.append(bool(a.slots))
     return out
 
 
@@ -84,11 +90,16 @@ def predict_all(model, engine: str, texts: list[str], entities=None) -> list[str
     return [label for label, _ in predict_scored(model, engine, texts, entities)]
 
 
-def apply_min_score(scored: list[tuple[str, int]], min_score_milli: int) -> list[str]:
+def apply_min_score(scored: list[tuple[str, int]], min_score_milli: int, named: list[bool] | None = None,
+                    min_score_named_milli: int | None = None) -> list[str]:
     """The device's answers (answer.device_answer) for (label, score in thousandths) pairs at a threshold in
-    thousandths."""
-    from ..reference.answer import device_answer
-    return [device_answer(label, milli, min_score_milli)[0] for label, milli in scored]
+    thousandths; with `named` (whether the registry replaced a name in each text) the named threshold for those
+    (answer.threshold_for)."""
+    from ..reference.answer import device_answer, threshold_for
+    if named is None or min_score_named_milli is None:
+        return [device_answer(label, milli, min_score_milli)[0] for label, milli in scored]
+    return [device_answer(label, milli, threshold_for(int(n), min_score_milli, min_score_named_milli))[0]
+            for (label, milli), n in zip(scored, named)]
 
 
 def run(args) -> int:
@@ -101,7 +112,7 @@ def run(args) -> int:
     ood_numbered = textio.read_jsonl_numbered(args.ood, "--ood", need=("text",)) if args.ood else []
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from ..reference.answer import min_score_for
+    from ..reference.answer import thresholds_for, to_milli
     model = open_model(args.model, progress=ui.show_progress())
     check_labels(numbered, model.labels, args.data)
     texts, gold = [r["text"] for _, r in numbered], [str(r["intent"]) for _, r in numbered]
@@ -109,19 +120,26 @@ def run(args) -> int:
     if args.entities:
         from ..reference.infer import Entities
         ent = Entities(args.entities, model, args.engine)
-    scored = predict_scored(model, args.engine, texts, ent)
+    named: list[bool] = []
+    scored = predict_scored(model, args.engine, texts, ent, named)
     pred = [label for label, _ in scored]
     acc = sum(g == p for g, p in zip(gold, pred)) / len(gold)
-    milli = min_score_for(model, args.min_score)
+    # the device's thresholds: the plain one, and with a registry the one for sentences with a name
+    milli, named_milli = thresholds_for(model, None if args.min_score is None else to_milli(args.min_score),
+                                        None if args.min_score_named is None else
+                                        to_milli(args.min_score_named, "--min-score-named"))
     min_score = milli / 1000
-    at_threshold = {"min_score": min_score,
-                    "accuracy": sum(g == p for g, p in zip(gold, apply_min_score(scored, milli))) / len(gold)}
+    at_threshold = {"min_score": min_score, "accuracy": sum(g == p for g, p in zip(
+        gold, apply_min_score(scored, milli, named, named_milli))) / len(gold)}
+    if ent:
+        at_threshold.update(min_score_named=named_milli / 1000, sentences_with_names=sum(named))
     ood_scored = None
     if args.ood:
         ood_texts = [r["text"] for _, r in ood_numbered]
-        ood_scored = predict_scored(model, args.engine, ood_texts, ent)
-        for key, t in (("ood_false_accept_no_threshold", 0), ("ood_false_accept", milli)):
-            accepted = sum(p != "none" for p in apply_min_score(ood_scored, t))
+        ood_named: list[bool] = []
+        ood_scored = predict_scored(model, args.engine, ood_texts, ent, ood_named)
+        for key, t, tn in (("ood_false_accept_no_threshold", 0, 0), ("ood_false_accept", milli, named_milli)):
+            accepted = sum(p != "none" for p in apply_min_score(ood_scored, t, ood_named, tn))
             at_threshold[key] = {"n": len(ood_texts), "accepted": accepted, "rate": accepted / len(ood_texts)}
     rows = per_label_scores(gold, pred)
     name = Path(args.model).name
@@ -187,7 +205,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-tradeoff", action="store_true", help="only the table and the confusion matrix")
     p.add_argument("--min-score", type=ui.fraction,
                    help="score threshold in 0..1, compared in thousandths as on the device (default: the model's "
-                        "own min_score from training.json, else 0)")
+                        "own min_score from training.json, else 0); alone, also the threshold of sentences with a "
+                        "registry name")
+    p.add_argument("--min-score-named", type=ui.fraction, metavar="X",
+                   help="with --entities: the threshold of the sentences in which the registry replaced a name "
+                        "(default: the model's own min_score_named, as the firmware)")
     p.add_argument("--entities", metavar="FILE",
                    help="registry (YAML or *_home.json): names become placeholders before tokenizing, as on a device")
     p.add_argument("--ood", metavar="FILE.jsonl",
