@@ -210,3 +210,8 @@ def test_report_answers_sentences_with_a_name_under_the_named_threshold(named, t
     assert at["sentences_with_names"] == sum(bool(a["names"]) for a in argmax)
     assert at["accuracy"] == sum(d == a["intent"] for d, a in zip(device, argmax)) / len(argmax)
     assert at["ood_false_accept"]["accepted"] == sum(d != "none" for d in device) > 0
+    # the threshold curve keeps min_score_named for the sentences with a name: its point at min_score is the device's
+    curve = {round(r["min_score"] * 1000): r for r in json.loads((out / "report.json").read_text())["threshold_curve"]}
+    assert curve[hi]["accuracy"] == round(at["accuracy"], 4)
+    assert curve[hi]["ood_false_accept"] == round(at["ood_false_accept"]["rate"], 4)
+    assert (out / "threshold.png").stat().st_size > 0

@@ -96,10 +96,11 @@ def confusion_png(gold: list[str], pred: list[str], path: Path, title: str) -> d
 # ---- threshold curve ----------------------------------------------------------------------------------------------
 
 def threshold_png(curve: list[dict], chosen: float | None, path: Path, title: str,
-                  bound: float | None = None) -> None:
+                  bound: float | None = None, named: float | None = None) -> None:
     """curve: rows {min_score, accuracy, ood_false_accept (None without out-of-domain data)} in threshold order.
     The x axis stretches the top of the range (where calibrated models put their threshold): ticks 0, 0.5, 0.9,
-    0.95, 0.99. `chosen` is marked with its two values; `bound` (a false-accept limit) is drawn when given."""
+    0.95, 0.99. `chosen` is marked with its two values; `bound` (a false-accept limit) is drawn when given;
+    `named`: the curve is of a registry's sentences, those with a name held at this threshold (min_score_named)."""
     plt = _pyplot()
     import numpy as np
     xs = np.array([r["min_score"] for r in curve], dtype=float)
@@ -118,7 +119,8 @@ def threshold_png(curve: list[dict], chosen: float | None, path: Path, title: st
     if chosen is not None:
         row = min(curve, key=lambda r: abs(r["min_score"] - chosen))
         ax.axvline(chosen, color="black", linestyle="--", linewidth=1)
-        text = f"min_score {chosen:g}\naccuracy {row['accuracy']:.3f}"
+        text = f"min_score {chosen:g}" + (f"\nmin_score_named {named:g}" if named is not None else "") \
+            + f"\naccuracy {row['accuracy']:.3f}"
         if has_ood and row.get("ood_false_accept") is not None:
             text += f"\nfalse accepts {row['ood_false_accept']:.1%}"
         ax.plot([chosen], [row["accuracy"]], "o", color=ACCURACY_COLOR)
@@ -126,6 +128,8 @@ def threshold_png(curve: list[dict], chosen: float | None, path: Path, title: st
             ax.plot([chosen], [row["ood_false_accept"]], "o", color=FALSE_ACCEPT_COLOR)
         ax.annotate(text, (chosen, 0.5), xytext=(-8, 0), textcoords="offset points", ha="right", va="center",
                     fontsize=9, bbox={"boxstyle": "round", "fc": "white", "ec": "#999999"})
+    if named is not None:
+        ax.set_xlabel(f"min_score of the sentences without a registry name (those with one: {named:g})")
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("share of sentences")
     ax.set_title(title, fontsize=10)

@@ -38,17 +38,20 @@ THRESHOLD_GRID = list(range(0, 900, 10)) + list(range(900, 1001))
 
 
 def threshold_curve(gold: list[str], scored: list[tuple[str, int]], ood_scored: list[tuple[str, int]] | None,
-                    extra_milli: int | None = None) -> list[dict]:
+                    extra_milli: int | None = None, named: list[bool] | None = None,
+                    named_milli: int | None = None, ood_named: list[bool] | None = None) -> list[dict]:
     """In-domain accuracy and out-of-domain false-accept rate (None without out-of-domain data) at every
-    min_score of THRESHOLD_GRID (and `extra_milli`), answered by the device's rule (apply_min_score)."""
+    min_score of THRESHOLD_GRID (and `extra_milli`), answered by the device's rule (apply_min_score); with `named`
+    (and `ood_named`), the sentences in which the registry replaced a name keep the threshold `named_milli`."""
     grid = sorted(set(THRESHOLD_GRID) | ({extra_milli} if extra_milli is not None else set()))
     rows = []
     for t in grid:
-        answers = apply_min_score(scored, t)
+        answers = apply_min_score(scored, t, named, named_milli)
         row = {"min_score": t / 1000, "accuracy": round(sum(g == a for g, a in zip(gold, answers)) / len(gold), 4),
                "ood_false_accept": None}
         if ood_scored:
-            row["ood_false_accept"] = round(sum(a != "none" for a in apply_min_score(ood_scored, t))
+            row["ood_false_accept"] = round(sum(a != "none" for a in apply_min_score(ood_scored, t, ood_named,
+                                                                                     named_milli))
                                             / len(ood_scored), 4)
         rows.append(row)
     return rows
@@ -133,10 +136,10 @@ def run(args) -> int:
         gold, apply_min_score(scored, milli, named, named_milli))) / len(gold)}
     if ent:
         at_threshold.update(min_score_named=named_milli / 1000, sentences_with_names=sum(named))
-    ood_scored = None
+    ood_scored, ood_named = None, None
     if args.ood:
         ood_texts = [r["text"] for _, r in ood_numbered]
-        ood_named: list[bool] = []
+        ood_named = []
         ood_scored = predict_scored(model, args.engine, ood_texts, ent, ood_named)
         for key, t, tn in (("ood_false_accept_no_threshold", 0, 0), ("ood_false_accept", milli, named_milli)):
             accepted = sum(p != "none" for p in apply_min_score(ood_scored, t, ood_named, tn))
@@ -148,12 +151,14 @@ def run(args) -> int:
                                        + markdown_table(rows, acc), encoding="utf-8")
     confusion_png(gold, pred, out / "confusion.png", f"{name} ({args.engine}) on {Path(args.data).name}{with_registry}, "
                   f"accuracy {acc:.4f} (no threshold)")
-    curve = threshold_curve(gold, scored, ood_scored, milli)
+    # with a registry the sentences with a name keep min_score_named: the marked point is the device's answer
+    curve = threshold_curve(gold, scored, ood_scored, milli, named if ent else None, named_milli,
+                            ood_named if ent and args.ood else None)
     from .plots import threshold_png
     threshold_png(curve, min_score, out / "threshold.png",
                   f"{name} ({args.engine}): {Path(args.data).name}"
                   + (f" and out-of-domain {Path(args.ood).name}" if args.ood else "") + with_registry,
-                  bound=false_accept_bound())
+                  bound=false_accept_bound(), named=named_milli / 1000 if ent else None)
     points = []
     if not args.no_tradeoff:
         heads = json.loads((Path(args.model) / "config.json").read_text()).get("num_attention_heads", 1) \
@@ -176,7 +181,8 @@ def run(args) -> int:
         ui.emit_json(summary)
         return 0
     ood = at_threshold.get("ood_false_accept")
-    print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; at min_score {min_score}: accuracy "
+    named_note = f" ({named_milli / 1000} with a registry name)" if ent else ""
+    print(f"{out}: accuracy {acc:.4f}, macro-F1 {summary['macro_f1']:.4f}; at min_score {min_score}{named_note}: accuracy "
           f"{at_threshold['accuracy']:.4f}" + (f", out-of-domain false accepts {ood['accepted']}/{ood['n']} = "
                                               f"{ood['rate']:.4f}" if ood else "")
           + "; per_intent.md, confusion.png, threshold.png" + (", tradeoff.png" if points else ""))
