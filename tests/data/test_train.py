@@ -96,6 +96,7 @@ def test_tiny_training_run(tmp_path):
         sum(r["intent"] == "none" for r in ds.natural.get("validation", []))
     assert named["ood_named"] == ds.stats["ood_masked"]["validation"] > 0
     assert info["min_score_named"] == named["min_score_named"] and "`min_score_named`" in card
+    assert f"`--mask-ood-names 1`): {ds.stats['ood_masked']['train']} written" in card
     # the model's score as a device with a registry answers: the masked part at min_score_named, the others at min_score
     as_device = {**sel["parts"], "masked": named["masked_accuracy"]}
     assert "masked" in sel["parts"] and named["rule_mean"] == round(sum(as_device.values()) / len(as_device), 4)
