@@ -273,10 +273,11 @@ def test_bad_intents_file_is_a_user_error(tmp_path):
 
 @pytest.mark.parametrize("lang", data.LANGUAGES)
 def test_our_phrasing_files_extend_home_assistant_intents_only(lang):
-    """Our hand-written phrasings (paraphrases-<lang>.yaml, then paraphrases-extra-<lang>.yaml, which uses the
-    first file's rules and lists) load together, add no intent of their own, every intent they extend gets training
-    sentences, and every tagged span lies inside its sentence and tags one of its slots."""
-    files = [str(data.DATA_DIR / f"paraphrases-{lang}.yaml"), str(data.DATA_DIR / f"paraphrases-extra-{lang}.yaml")]
+    """Our hand-written phrasings (paraphrases-<lang>.yaml, then paraphrases-extra-<lang>.yaml and
+    paraphrases-more-<lang>.yaml, which use the first file's rules and lists) load together, add no intent of their
+    own, every intent they extend gets training sentences, and every tagged span lies inside its sentence and tags
+    one of its slots."""
+    files = [str(data.DATA_DIR / f"paraphrases-{part}{lang}.yaml") for part in ("", "extra-", "more-")]
     builtin = set(data.load_intents(lang).intents)
     ours = data.load_intents(lang, files, builtin=False)
     assert set(ours.intents) <= builtin
