@@ -97,6 +97,9 @@ def test_tiny_training_run(tmp_path):
     assert named["ood_named"] == ds.stats["ood_masked"]["validation"] > 0
     assert info["min_score_named"] == named["min_score_named"] and "`min_score_named`" in card
     assert f"`--mask-ood-names 1`): {ds.stats['ood_masked']['train']} written" in card
+    # the card's dataset command makes the same data folder again
+    data_cmd = next(line for line in card.splitlines() if line.startswith("bertl14 dataset"))
+    assert " --mask-names 0.5" in data_cmd and data_cmd.endswith(" --mask-ood-names 1")
     # the model's score as a device with a registry answers: the masked part at min_score_named, the others at min_score
     as_device = {**sel["parts"], "masked": named["masked_accuracy"]}
     assert "masked" in sel["parts"] and named["rule_mean"] == round(sum(as_device.values()) / len(as_device), 4)

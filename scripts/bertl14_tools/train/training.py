@@ -1136,6 +1136,7 @@ def write_model_card(out: Path, s: dict) -> None:
                 + (f" --compose-names {ds['compose_names']}" if ds.get("compose_names") else "")
                 + (f" --ood-generated {ds['ood_generated']}" if ds.get("ood_generated") else "")
                 + (f" --wildcard-words {ds['wildcard_words']}" if ds.get("wildcard_words") else "")
+                + (f" --mask-ood-names {ds['mask_ood_names']:g}" if ds.get("mask_ood_names") else "")
                 + (" --intents " + " ".join(ds["intent_files"]) if ds.get("intent_files") else "")
                 + (" --no-builtin" if ds.get("builtin_intents") is False else "")
                 + (" --no-ood" if ds.get("ood") is False else ""))
