@@ -261,10 +261,14 @@ PRONOUNS = ("my", "our", "her", "his", "their")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
+OOD_FILES = ("ood-{lang}.txt", "ood-extra-{lang}.txt", "ood-more-{lang}.txt")  # in the order they were written
+
+
 def load_ood(lang: str) -> list[str]:
-    """Our out-of-domain sentences for `lang`, in file order (`ood-<lang>.txt`, then `ood-extra-<lang>.txt`)."""
-    extra = DATA_DIR / f"ood-extra-{check_lang(lang)}.txt"
-    return read_lines(DATA_DIR / f"ood-{lang}.txt") + (read_lines(extra) if extra.exists() else [])
+    """Our out-of-domain sentences for `lang`, in file order (`OOD_FILES`: the first must exist, later batches may
+    not). Each sentence's split is a hash of its own text, so a new file never moves an existing sentence."""
+    paths = [DATA_DIR / name.format(lang=check_lang(lang)) for name in OOD_FILES]
+    return [line for i, path in enumerate(paths) if i == 0 or path.exists() for line in read_lines(path)]
 
 
 def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True,
