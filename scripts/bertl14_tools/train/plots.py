@@ -126,7 +126,10 @@ def threshold_png(curve: list[dict], chosen: float | None, path: Path, title: st
         ax.plot([chosen], [row["accuracy"]], "o", color=ACCURACY_COLOR)
         if has_ood and row.get("ood_false_accept") is not None:
             ax.plot([chosen], [row["ood_false_accept"]], "o", color=FALSE_ACCEPT_COLOR)
-        ax.annotate(text, (chosen, 0.5), xytext=(-8, 0), textcoords="offset points", ha="right", va="center",
+        # the box on the side of the line with more room, so that it never covers the axis and its label
+        left_half = ax.transAxes.inverted().transform(ax.transData.transform((chosen, 0.5)))[0] < 0.5
+        ax.annotate(text, (chosen, 0.5), xytext=(8 if left_half else -8, 0), textcoords="offset points",
+                    ha="left" if left_half else "right", va="center",
                     fontsize=9, bbox={"boxstyle": "round", "fc": "white", "ec": "#999999"})
     if named is not None:
         ax.set_xlabel(f"min_score of the sentences without a registry name (those with one: {named:g})")
