@@ -68,9 +68,10 @@ static bool has_value(const bertl14_slot_value_t *v, uint32_t n, const char *nam
 }
 
 /* The values an answer of `label` carries (tagging.fit_to_intent): a name, or a slot the intent takes, is kept; a
- * number under a slot it does not take moves to the one slot taking a number (bertl14_slot_takes_number) it takes
- * that the sentence left empty ("turn the [NAME] to 40 percent" tagged volume_level, answered HassLightSet:
- * brightness=40); the rest is dropped. */
+ * number under a slot it does not take moves to the slot taking a number (bertl14_slot_takes_number) that the intent
+ * takes and the sentence left empty, when there is one; when there are several, to the one of them whose range is
+ * the tagged slot's (bertl14_slot_number_bounds): "turn the [NAME] to 40 percent" tagged volume_level (0..100),
+ * answered HassLightSet (brightness 0..100, colour temperature 0..10000): brightness=40. The rest is dropped. */
 static void fit_values(intent_result_t *r, uint32_t label)
 {
     const char *const *slots = label < BERTL14_NUM_LABELS ? bertl14_label_slots[label] : NULL;
@@ -98,6 +99,17 @@ static void fit_values(intent_result_t *r, uint32_t label)
                 !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
                 free_slot = *s;
                 n_free++;
+            }
+        }
+        int32_t lo, hi, s_lo, s_hi;
+        if (n_free > 1u && bertl14_slot_number_bounds(bertl14_slot_table, v.slot, &lo, &hi)) {
+            n_free = 0u; /* several: only those of the tagged slot's range */
+            for (const char *const *s = slots; *s != NULL; s++) {
+                if (bertl14_slot_number_bounds(bertl14_slot_table, *s, &s_lo, &s_hi) && s_lo == lo && s_hi == hi &&
+                    !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
+                    free_slot = *s;
+                    n_free++;
+                }
             }
         }
         if (n_free == 1u) {

@@ -95,6 +95,18 @@ uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name);
 int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name);
 
 /**
+ * The range of the numbers a slot of the table takes (its lowest and highest value, whole units): where a number
+ * tagged under one slot may go when the answer's intent takes two number slots (a light's brightness, 0..100, and
+ * its colour temperature, 0..10000: a percentage goes to the slot of the same range).
+ * @param table      the generated value table
+ * @param slot_name  NUL-terminated slot name
+ * @param min_value  output: the lowest value (written only when the function returns 1)
+ * @param max_value  output: the highest value (written only when the function returns 1)
+ * @return 1 when the slot takes a number (bertl14_slot_takes_number()), 0 otherwise or for a NULL argument.
+ */
+int bertl14_slot_number_bounds(const uint32_t *table, const char *slot_name, int32_t *min_value, int32_t *max_value);
+
+/**
  * The number in a text, whatever the slot: digits, English or Chinese number words, halves, with unit and filler
  * words around it ignored (docs/slots.md). No range check; "a"/"an" alone is not a number here.
  * @param text         UTF-8, @p len bytes

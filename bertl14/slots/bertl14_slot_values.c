@@ -1167,6 +1167,19 @@ int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name)
            ((info & INFO_TYPE) == BERTL14_SLOT_TYPE_LIST && (info & INFO_NUMBER) != 0u);
 }
 
+int bertl14_slot_number_bounds(const uint32_t *table, const char *slot_name, int32_t *min_value, int32_t *max_value)
+{
+    table_t tb;
+    uint32_t index;
+    if (min_value == NULL || max_value == NULL || !bertl14_slot_takes_number(table, slot_name) ||
+        !table_open(table, &tb) || !find_slot(&tb, slot_name, &index)) {
+        return 0;
+    }
+    *min_value = (int32_t)slot_rec(&tb, index)[S_MIN];
+    *max_value = (int32_t)slot_rec(&tb, index)[S_MAX];
+    return 1;
+}
+
 static int in_range(int32_t v) { return v >= -VALUE_CAP && v <= VALUE_CAP; }
 
 bertl14_status_t bertl14_slot_table_validate(const uint32_t *table)

@@ -56,6 +56,15 @@ def test_the_answer_respects_the_domain_of_a_name(device, reference):
     assert (f.get("best") or f["intent"]) == "HassTurnOn"
 
 
+def test_a_number_goes_to_the_slot_of_its_range(device, reference):
+    """The domain rule answers HassLightSet for a light's name while the tagger, reading "[NAME] to 5%", may tag the
+    number as a cover's position: the answer carries it as the light's brightness (the slot of the same range,
+    0..100), not its colour temperature (fit_values, tagging.fit_to_intent), on the device as in the reference."""
+    for text, value in (("set the kitchen light to 5%", "5"), ("put the kitchen light at 70 percent", "70")):
+        f = _check(device, reference, text)
+        assert f["intent"] == "HassLightSet" and f.get("brightness") == value and "temperature" not in f, (text, f)
+
+
 def test_slot_values_the_reader_settles(device, reference):
     """The device's span rules (bertl14_slots_extract) answer as the reference's (tagging.slot_values_of) where they
     act: a full stop after a number, a number span grown over words tagged as another slot, an article before a

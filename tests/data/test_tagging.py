@@ -88,7 +88,8 @@ def test_number_spans_take_the_number_words_that_follow():
 
 
 def test_values_fit_the_answers_intent():
-    numbers = {"brightness", "volume_level", "position", "percentage", "temperature"}
+    numbers = {"brightness": (0, 100), "volume_level": (0, 100), "position": (0, 100), "percentage": (0, 100),
+               "temperature": (0, 10000)}
     light = ["area", "brightness", "color", "name"]
     # a number under a slot the intent does not take moves to its one empty number slot
     assert tagging.fit_to_intent({"name": "x", "volume_level": 40}, light, numbers) == {"name": "x", "brightness": 40}
@@ -98,6 +99,15 @@ def test_values_fit_the_answers_intent():
     # two empty number slots: no guess, the value is dropped; a slot the sentence filled is not taken twice
     assert tagging.fit_to_intent({"volume_level": 40}, ["brightness", "position"], numbers) == {}
     assert tagging.fit_to_intent({"brightness": 10, "volume_level": 40}, light, numbers) == {"brightness": 10}
+    # two empty number slots of different ranges: the one of the tagged slot's range (a percentage is a brightness,
+    # not a colour temperature); none of that range: dropped
+    light_t = light + ["temperature"]
+    assert tagging.fit_to_intent({"name": "x", "position": 5}, light_t, numbers) == {"name": "x", "brightness": 5}
+    assert tagging.fit_to_intent({"percentage": 70}, light_t, numbers) == {"brightness": 70}
+    # one empty number slot: it, whatever its range (a thermostat's number tagged as a position is its temperature)
+    assert tagging.fit_to_intent({"position": 19}, ["area", "name", "temperature"], numbers) == {"temperature": 19}
+    assert tagging.fit_to_intent({"position": 5}, ["temperature", "volume_level", "brightness"], numbers) == {}
+    assert tagging.fit_to_intent({"minutes": 5}, light_t, numbers) == {}
 
 
 def test_intent_slots_from_spans():

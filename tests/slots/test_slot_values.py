@@ -42,6 +42,7 @@ class CSlots:
         self.lib.bertl14_slot_table_validate.restype = ctypes.c_int
         self.lib.bertl14_slot_type.restype = ctypes.c_uint32
         self.lib.bertl14_slot_takes_number.restype = ctypes.c_int
+        self.lib.bertl14_slot_number_bounds.restype = ctypes.c_int
         self.lib.bertl14_slot_parse_number.restype = ctypes.c_int
         self.lib.bertl14_slot_number_extent.restype = ctypes.c_uint32
         self.table = (ctypes.c_uint32 * len(words))(*words)
@@ -72,6 +73,11 @@ class CSlots:
 
     def takes_number(self, slot: str) -> bool:
         return bool(self.lib.bertl14_slot_takes_number(self.table, slot.encode()))
+
+    def number_bounds(self, slot: str) -> tuple[int, int] | None:
+        lo, hi = ctypes.c_int32(0), ctypes.c_int32(0)
+        ok = self.lib.bertl14_slot_number_bounds(self.table, slot.encode(), ctypes.byref(lo), ctypes.byref(hi))
+        return (lo.value, hi.value) if ok else None
 
     def validate(self, words=None) -> int:
         table = self.table if words is None else (ctypes.c_uint32 * len(words))(*words)
@@ -333,6 +339,15 @@ def test_slots_that_take_a_number(c, words):
     assert got == {slot: c.takes_number(slot) for slot in SLOTS}
     assert got["brightness"] and got["volume_step"] and got["temperature"]
     assert not got["color"] and not got["hours"] and not got["item"] and not got["unknown_slot"]
+
+
+def test_number_bounds(c, words):
+    """The range of a number slot: where fit_values sends a number when the intent has two empty number slots."""
+    got = {slot: S.slot_number_bounds(words, slot) for slot in SLOTS}
+    assert got == {slot: c.number_bounds(slot) for slot in SLOTS}
+    assert got["brightness"] == got["position"] == (0, 100)
+    assert got["count"] == (0, 1_000_000) and got["offset"] == (-50, 50)
+    assert got["color"] is None and got["hours"] is None and got["unknown_slot"] is None
 
 
 def test_parse_number(c):

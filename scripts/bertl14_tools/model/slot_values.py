@@ -761,6 +761,15 @@ def slot_takes_number(words, slot_name: str) -> bool:
     return info & INFO_TYPE == TYPE_NUMBER or (info & INFO_TYPE == TYPE_LIST and bool(info & INFO_NUMBER))
 
 
+def slot_number_bounds(words, slot_name: str) -> tuple[int, int] | None:
+    """bertl14_slot_number_bounds(): (lowest, highest) number a slot takes, None when it takes no number."""
+    if not slot_takes_number(words, slot_name):
+        return None
+    tb = _table(tuple(words))
+    rec = tb.rec(tb.find(slot_name.encode("utf-8")))
+    return _i32(rec[S_MIN]), _i32(rec[S_MAX])
+
+
 def validate_table(words) -> int:
     """bertl14_slot_table_validate() in Python: OK or ERR_INVALID_CONFIG."""
     w = tuple(words)

@@ -255,13 +255,14 @@ def intent_slots(rows: list[dict], spec: dict | None = None) -> dict[str, list[s
     return {intent: sorted(slots) for intent, slots in sorted(out.items())}
 
 
-def fit_to_intent(values: dict, slots: list[str] | None, number_slots) -> dict:
+def fit_to_intent(values: dict, slots: list[str] | None, number_slots: dict) -> dict:
     """The values an answer of an intent carries (the device's rule, app/src/intent.c): a value whose slot the
     intent takes (`slots`, its intent_slots.json entry) or a name is kept; a number under a slot the intent does
-    not take moves to the one number slot (`number_slots`: the value table's slots that take a number,
-    slot_values.slot_takes_number) the intent takes and
-    the sentence left empty ("turn the [NAME] to 40 percent" tagged volume_level, answered HassLightSet:
-    brightness=40); anything else is dropped. `slots` None (no table for the intent): unchanged."""
+    not take moves to the number slot the intent takes and the sentence left empty, when there is one; when there
+    are several, to the one of them whose range is the tagged slot's (`number_slots`: the value table's slots that
+    take a number -> their (lowest, highest), slot_values.slot_number_bounds): "turn the [NAME] to 40 percent" tagged
+    volume_level (0..100), answered HassLightSet (brightness 0..100, colour temperature 0..10000): brightness=40.
+    Anything else is dropped. `slots` None (no table for the intent): unchanged."""
     if slots is None:
         return values
     out: dict = {}
@@ -270,6 +271,8 @@ def fit_to_intent(values: dict, slots: list[str] | None, number_slots) -> dict:
             out.setdefault(key, value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             free = [s for s in slots if s in number_slots and s not in values and s not in out]
+            if len(free) > 1 and key in number_slots:
+                free = [s for s in free if number_slots[s] == number_slots[key]]
             if len(free) == 1:
                 out[free[0]] = value
     return out
@@ -283,11 +286,11 @@ class ValueReader:
 
     def __init__(self, model_path, tag_names: list[str]):
         from ..model.convert import model_intent_slots, model_slot_spec
-        from ..model.slot_values import build_value_table, slot_takes_number
+        from ..model.slot_values import build_value_table, slot_number_bounds
         self.spec = model_slot_spec(model_path)
         self.table = build_value_table(self.spec)
         self.intent_slots = model_intent_slots(model_path)
-        self.number_slots = {s for s in self.spec["slots"] if slot_takes_number(self.table, s)}
+        self.number_slots = {s: b for s in self.spec["slots"] if (b := slot_number_bounds(self.table, s)) is not None}
         self.tag_names = tag_names
 
     def read(self, text: bytes, tags, offsets) -> dict:
