@@ -92,28 +92,25 @@ static void fit_values(intent_result_t *r, uint32_t label)
         if (v.kind == BERTL14_SLOT_VALUE_TEXT) {
             continue;
         }
-        const char *free_slot = NULL;
-        uint32_t n_free = 0;
-        for (const char *const *s = slots; *s != NULL; s++) {
-            if (bertl14_slot_takes_number(bertl14_slot_table, *s) &&
-                !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
-                free_slot = *s;
-                n_free++;
-            }
-        }
+        /* the empty number slots the intent takes, and among them those of the tagged slot's range */
         int32_t lo, hi, s_lo, s_hi;
-        if (n_free > 1u && bertl14_slot_number_bounds(bertl14_slot_table, v.slot, &lo, &hi)) {
-            n_free = 0u; /* several: only those of the tagged slot's range */
-            for (const char *const *s = slots; *s != NULL; s++) {
-                if (bertl14_slot_number_bounds(bertl14_slot_table, *s, &s_lo, &s_hi) && s_lo == lo && s_hi == hi &&
-                    !has_value(found, n_found, *s) && !has_value(r->values, n, *s)) {
-                    free_slot = *s;
-                    n_free++;
-                }
+        const bool bounded = bertl14_slot_number_bounds(bertl14_slot_table, v.slot, &lo, &hi) != 0;
+        const char *free_slot = NULL, *same_slot = NULL;
+        uint32_t n_free = 0u, n_same = 0u;
+        for (const char *const *s = slots; *s != NULL; s++) {
+            if (!bertl14_slot_number_bounds(bertl14_slot_table, *s, &s_lo, &s_hi) ||
+                has_value(found, n_found, *s) || has_value(r->values, n, *s)) {
+                continue;
+            }
+            free_slot = *s;
+            n_free++;
+            if (bounded && s_lo == lo && s_hi == hi) {
+                same_slot = *s;
+                n_same++;
             }
         }
-        if (n_free == 1u) {
-            v.slot = free_slot;
+        if (n_free == 1u || n_same == 1u) {
+            v.slot = n_free == 1u ? free_slot : same_slot;
             r->values[n++] = v;
         }
     }

@@ -1155,28 +1155,34 @@ uint32_t bertl14_slot_type(const uint32_t *table, const char *slot_name)
     return slot_rec(&tb, index)[S_INFO] & INFO_TYPE;
 }
 
-int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name)
+/* The record of a slot that takes a number (a number slot, or a list slot that also takes one); NULL otherwise. */
+static const uint32_t *number_slot_rec(const uint32_t *table, const char *slot_name)
 {
     table_t tb;
     uint32_t index;
     if (table == NULL || slot_name == NULL || !table_open(table, &tb) || !find_slot(&tb, slot_name, &index)) {
-        return 0;
+        return NULL;
     }
-    const uint32_t info = slot_rec(&tb, index)[S_INFO];
-    return (info & INFO_TYPE) == BERTL14_SLOT_TYPE_NUMBER ||
-           ((info & INFO_TYPE) == BERTL14_SLOT_TYPE_LIST && (info & INFO_NUMBER) != 0u);
+    const uint32_t *rec = slot_rec(&tb, index);
+    const uint32_t info = rec[S_INFO];
+    const int takes = (info & INFO_TYPE) == BERTL14_SLOT_TYPE_NUMBER ||
+                      ((info & INFO_TYPE) == BERTL14_SLOT_TYPE_LIST && (info & INFO_NUMBER) != 0u);
+    return takes ? rec : NULL;
+}
+
+int bertl14_slot_takes_number(const uint32_t *table, const char *slot_name)
+{
+    return number_slot_rec(table, slot_name) != NULL;
 }
 
 int bertl14_slot_number_bounds(const uint32_t *table, const char *slot_name, int32_t *min_value, int32_t *max_value)
 {
-    table_t tb;
-    uint32_t index;
-    if (min_value == NULL || max_value == NULL || !bertl14_slot_takes_number(table, slot_name) ||
-        !table_open(table, &tb) || !find_slot(&tb, slot_name, &index)) {
+    const uint32_t *rec = number_slot_rec(table, slot_name);
+    if (rec == NULL || min_value == NULL || max_value == NULL) {
         return 0;
     }
-    *min_value = (int32_t)slot_rec(&tb, index)[S_MIN];
-    *max_value = (int32_t)slot_rec(&tb, index)[S_MAX];
+    *min_value = (int32_t)rec[S_MIN];
+    *max_value = (int32_t)rec[S_MAX];
     return 1;
 }
 

@@ -751,23 +751,26 @@ def slot_type(words, slot_name: str) -> int:
     return 0 if k is None else tb.rec(k)[S_INFO] & INFO_TYPE
 
 
-def slot_takes_number(words, slot_name: str) -> bool:
-    """bertl14_slot_takes_number(): a number slot, or a list slot that also takes a number."""
+def _number_slot_rec(words, slot_name: str):
+    """number_slot_rec(): the record of a slot that takes a number, None otherwise."""
     tb = _table(tuple(words))
     k = tb.find(slot_name.encode("utf-8")) if tb.ok else None
     if k is None:
-        return False
-    info = tb.rec(k)[S_INFO]
-    return info & INFO_TYPE == TYPE_NUMBER or (info & INFO_TYPE == TYPE_LIST and bool(info & INFO_NUMBER))
+        return None
+    rec = tb.rec(k)
+    info = rec[S_INFO]
+    return rec if info & INFO_TYPE == TYPE_NUMBER or (info & INFO_TYPE == TYPE_LIST and info & INFO_NUMBER) else None
+
+
+def slot_takes_number(words, slot_name: str) -> bool:
+    """bertl14_slot_takes_number(): a number slot, or a list slot that also takes a number."""
+    return _number_slot_rec(words, slot_name) is not None
 
 
 def slot_number_bounds(words, slot_name: str) -> tuple[int, int] | None:
     """bertl14_slot_number_bounds(): (lowest, highest) number a slot takes, None when it takes no number."""
-    if not slot_takes_number(words, slot_name):
-        return None
-    tb = _table(tuple(words))
-    rec = tb.rec(tb.find(slot_name.encode("utf-8")))
-    return _i32(rec[S_MIN]), _i32(rec[S_MAX])
+    rec = _number_slot_rec(words, slot_name)
+    return None if rec is None else (_i32(rec[S_MIN]), _i32(rec[S_MAX]))
 
 
 def validate_table(words) -> int:
