@@ -67,11 +67,29 @@ static bool has_value(const bertl14_slot_value_t *v, uint32_t n, const char *nam
     return false;
 }
 
+/* A timer's duration and the duration a timer was started with are one value under two names: the slot of `list`
+ * that is `slot`'s twin ("start_minutes" for "minutes", and back), or NULL. */
+#define TIMER_START "start_"
+static const char *timer_twin(const char *const *list, const char *slot)
+{
+    const size_t n = sizeof TIMER_START - 1u;
+    const bool started = strncmp(slot, TIMER_START, n) == 0;
+    for (; *list != NULL; list++) {
+        if (started ? strcmp(*list, slot + n) == 0
+                    : strncmp(*list, TIMER_START, n) == 0 && strcmp(*list + n, slot) == 0) {
+            return *list;
+        }
+    }
+    return NULL;
+}
+
 /* The values an answer of `label` carries (tagging.fit_to_intent): a name, or a slot the intent takes, is kept; a
  * number under a slot it does not take moves to the slot taking a number (bertl14_slot_takes_number) that the intent
  * takes and the sentence left empty, when there is one; when there are several, to the one of them whose range is
  * the tagged slot's (bertl14_slot_number_bounds): "turn the [NAME] to 40 percent" tagged volume_level (0..100),
- * answered HassLightSet (brightness 0..100, colour temperature 0..10000): brightness=40. The rest is dropped. */
+ * answered HassLightSet (brightness 0..100, colour temperature 0..10000): brightness=40. A duration under a slot
+ * the intent does not take moves to its timer twin when the sentence left that empty ("cancel the 45 minute timer"
+ * tagged minutes, answered HassCancelTimer: start_minutes=45). The rest is dropped. */
 static void fit_values(intent_result_t *r, uint32_t label)
 {
     const char *const *slots = label < BERTL14_NUM_LABELS ? bertl14_label_slots[label] : NULL;
@@ -87,6 +105,14 @@ static void fit_values(intent_result_t *r, uint32_t label)
         const bool name = strcmp(v.slot, "name") == 0 || strcmp(v.slot, "area") == 0 || strcmp(v.slot, "floor") == 0;
         if (name || listed(slots, v.slot)) {
             r->values[n++] = v;
+            continue;
+        }
+        const char *twin = timer_twin(slots, v.slot);
+        if (twin != NULL) {
+            if (!has_value(found, n_found, twin) && !has_value(r->values, n, twin)) {
+                v.slot = twin;
+                r->values[n++] = v;
+            }
             continue;
         }
         if (v.kind == BERTL14_SLOT_VALUE_TEXT) {

@@ -65,6 +65,17 @@ def test_a_number_goes_to_the_slot_of_its_range(device, reference):
         assert f["intent"] == "HassLightSet" and f.get("brightness") == value and "temperature" not in f, (text, f)
 
 
+def test_a_timer_length_names_the_running_timer(device, reference):
+    """The tagger may read "for 15 minutes" after "the timer i set" as a new timer's length (minutes); in an answer
+    about a running timer it is the length that timer was started with (start_minutes: fit_values,
+    tagging.fit_to_intent), on the device as in the reference."""
+    want = {"stop the timer i set for 15 minutes": ("HassCancelTimer", "15"),
+            "how long is left on the timer i set for 30 minutes": ("HassTimerStatus", "30")}
+    for text, (intent, value) in want.items():
+        f = _check(device, reference, text)
+        assert (f["intent"], f.get("start_minutes")) == (intent, value) and "minutes" not in f, (text, f)
+
+
 def test_slot_values_the_reader_settles(device, reference):
     """The device's span rules (bertl14_slots_extract) answer as the reference's (tagging.slot_values_of) where they
     act: a full stop after a number, a number span grown over words tagged as another slot, an article before a

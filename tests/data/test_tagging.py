@@ -108,6 +108,14 @@ def test_values_fit_the_answers_intent():
     assert tagging.fit_to_intent({"position": 19}, ["area", "name", "temperature"], numbers) == {"temperature": 19}
     assert tagging.fit_to_intent({"position": 5}, ["temperature", "volume_level", "brightness"], numbers) == {}
     assert tagging.fit_to_intent({"minutes": 5}, light_t, numbers) == {}
+    # a timer's duration and the duration it was started with are one value under two names, both ways
+    cancel, start = ["area", "name", "start_hours", "start_minutes"], ["hours", "minutes", "name"]
+    assert tagging.fit_to_intent({"minutes": 45}, cancel, numbers) == {"start_minutes": 45}
+    assert tagging.fit_to_intent({"hours": 1, "minutes": 30}, cancel, numbers) == {"start_hours": 1, "start_minutes": 30}
+    assert tagging.fit_to_intent({"start_minutes": 5, "name": "tea"}, start, numbers) == {"minutes": 5, "name": "tea"}
+    # not when the sentence gave the twin its own value, nor to a twin the intent does not take
+    assert tagging.fit_to_intent({"start_minutes": 10, "minutes": 45}, cancel, numbers) == {"start_minutes": 10}
+    assert tagging.fit_to_intent({"seconds": 20}, cancel, numbers) == {}
 
 
 def test_intent_slots_from_spans():

@@ -255,6 +255,9 @@ def intent_slots(rows: list[dict], spec: dict | None = None) -> dict[str, list[s
     return {intent: sorted(slots) for intent, slots in sorted(out.items())}
 
 
+START = "start_"  # the prefix of the slots that name a running timer by its length (start_minutes)
+
+
 def fit_to_intent(values: dict, slots: list[str] | None, number_slots: dict) -> dict:
     """The values an answer of an intent carries (the device's rule, app/src/intent.c): a value whose slot the
     intent takes (`slots`, its intent_slots.json entry) or a name is kept; a number under a slot the intent does
@@ -262,13 +265,20 @@ def fit_to_intent(values: dict, slots: list[str] | None, number_slots: dict) -> 
     are several, to the one of them whose range is the tagged slot's (`number_slots`: the value table's slots that
     take a number -> their (lowest, highest), slot_values.slot_number_bounds): "turn the [NAME] to 40 percent" tagged
     volume_level (0..100), answered HassLightSet (brightness 0..100, colour temperature 0..10000): brightness=40.
+    A timer's duration and the duration a timer was started with are one value under two names: `minutes` under
+    an intent that takes `start_minutes` but not `minutes` moves there when the sentence left it empty, and back
+    ("cancel the 45 minute timer" tagged minutes=45, answered HassCancelTimer: start_minutes=45).
     Anything else is dropped. `slots` None (no table for the intent): unchanged."""
     if slots is None:
         return values
     out: dict = {}
     for key, value in values.items():
+        twin = key[len(START):] if key.startswith(START) else START + key
         if key in NAME_SLOTS or key in slots:
             out.setdefault(key, value)
+        elif twin in slots:
+            if twin not in values and twin not in out:
+                out[twin] = value
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             free = [s for s in slots if s in number_slots and s not in values and s not in out]
             if len(free) > 1 and key in number_slots:
