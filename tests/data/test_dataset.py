@@ -211,6 +211,24 @@ def test_wildcards_filled_from_our_phrases(en_small):
         assert "{" not in r["text"]
 
 
+@pytest.mark.parametrize("lang", data.LANGUAGES)
+def test_wildcard_words_fill_open_values_with_general_words(lang):
+    # --wildcard-words 1: every open-ended value is 1-3 words of the language's word list, written as the language
+    # writes words (English with spaces, Chinese without), and the sentence carries it where the template put it
+    ds = data.build_dataset(lang, per_intent=30, seed=0, wildcard_words=1.0)
+    words = set(data.load_name_words(lang))
+    phrases = {p for ps in data.load_slot_values(lang)["wildcards"].values() for p in ps}
+    items = [r for r in ds.train if r["intent"] == "HassShoppingListAddItem"]
+    assert len(items) >= 10
+    for r in items:
+        item = r["slots"]["item"]
+        assert item in r["text"] and item not in phrases
+        if lang == "zh-CN":
+            assert " " not in item and any(item.startswith(w) for w in words)
+        else:
+            assert set(item.split()) <= words
+
+
 def test_chinese_dataset_builds():
     ds = data.build_dataset("zh-CN", per_intent=20, seed=0)
     assert ds.stats["intents"] >= 35

@@ -347,6 +347,7 @@ class Expander:
         # are 1-3 general words, so that the sentence's frame, not its value, decides the intent
         self.wildcard_words = wildcard_words
         self.general_words = load_name_words(lang) if wildcard_words > 0 else []
+        self.word_joint = "" if lang == "zh-CN" else " "     # Chinese writes words without spaces
 
     # -- slot values -------------------------------------------------------------
     def entity_value(self, list_name: str, domains: list[str]) -> str:
@@ -416,7 +417,8 @@ class Expander:
                                 f"intents file (wildcards: {{{name}: [phrase, another phrase]}})")
             text = self.rng.choice(phrases)
             if self.wildcard_words > 0 and self.rng.random() < self.wildcard_words:   # no draw when off
-                text = " ".join(self.rng.choice(self.general_words) for _ in range(self.rng.randint(1, 3)))
+                text = self.word_joint.join(self.rng.choice(self.general_words)
+                                            for _ in range(self.rng.randint(1, 3)))
             ctx["slots"][slot] = text
             return text
         if isinstance(slot_list, TextSlotList):
