@@ -28,6 +28,9 @@ sys.path.insert(0, str(REPO / "scripts" / "west_commands"))
 from bertl14_west.boards import find_board, linker_memory_script  # noqa: E402
 from bertl14_west.qemu import board_machine, machine_argv, qemu_stdio_serial, start, stop  # noqa: E402
 
+sys.path.insert(0, str(REPO / "scripts"))
+from bertl14_tools.cachelock import cache_lock  # noqa: E402
+
 BOARD_NAME = "mps2_an500"
 PLATFORM = REPO / "app" / "src" / "platform" / "mps2"
 CORTEX_M = REPO / "app" / "src" / "platform" / "cortex_m"     # the fault handlers the mps2 platform reports with
@@ -51,6 +54,11 @@ def memory_regions(out: Path) -> Path:
 
 def build_images(tflm: Path, jobs: int = 2) -> dict[str, Path]:
     """The image with the op registered (with_op) and the same image without it (without_op)."""
+    with cache_lock(cache_dir() / "m7"):   # one process builds at a time; another waits, then finds them built
+        return _build_images(tflm, jobs)
+
+
+def _build_images(tflm: Path, jobs: int) -> dict[str, Path]:
     base = cache_dir() / "m7"
     gen = base / "gen"
     inc = tflm_host.include_flags(tflm) + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"]

@@ -10,7 +10,8 @@
     device/      serial console and validation, QEMU targets, `bertl14 check-bitexact`, `bertl14 bench`
 
 The top level holds the CLI wiring (cli.py) and helpers every stage shares (errors.py, ui.py, textio.py, and
-cbuild.py, which compiles the C library and its modules for the host). A module imports only from its own
+cbuild.py, which compiles the C library and its modules for the host, and cachelock.py, which lets one process at
+a time build into a shared cache folder). A module imports only from its own
 stage, the stages before it and the helpers; tests/cli/test_layout.py checks this order and that no import
 cycle exists:
 

@@ -11,7 +11,7 @@ PACKAGE = "bertl14_tools"
 ROOT = Path(__file__).resolve().parents[2] / "scripts" / PACKAGE
 # the top level: the package (version, REPO_ROOT), the CLI wiring and the helpers every stage shares
 TOP_LEVEL = {"__init__": "helpers", "errors": "helpers", "ui": "helpers", "textio": "helpers",
-             "cbuild": "helpers", "cli": "cli"}
+             "cbuild": "helpers", "cachelock": "helpers", "cli": "cli"}
 
 
 def import_order() -> list[str]:

@@ -26,11 +26,14 @@ instructions exactly (see qemu_target.py); `--icount-shift 0` gives the same ins
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from .. import REPO_ROOT
+from ..cachelock import cache_lock
 from ..errors import UserError
 from .workload import _ids, macs
 
@@ -217,7 +220,6 @@ def float_naive_bytes(dims: dict, n: int) -> int:
 
 
 def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progress: bool) -> list[dict]:
-    import os
     import numpy as np
     from ..model import float_engine
     from . import qemu_target
@@ -226,14 +228,15 @@ def run_float_baseline(model, seq_lens: list[int], board: str, shift: int, progr
     key = f"{model.path}-{max_len}".encode()
     import hashlib
     gen = qemu_target._cache() / f"float-{hashlib.sha256(key).hexdigest()[:12]}"
-    write_float_model(fm, max_len, gen / "model")
     build_dir = gen / f"build-{board}"
     cmd = [sys.executable, "-m", "west", "build", "-b", board, "-d", str(build_dir), str(FLOAT_SRC), "--",
            f"-DFLOAT_MODEL_DIR={gen / 'model'}", "-DCONFIG_APP_RTOS_NONE=y"]
     if progress:
         print(f"building the float32 baseline image in {build_dir}", file=sys.stderr)
-    proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=1800,
-                          env=dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="2"))
+    with cache_lock(gen):
+        write_float_model(fm, max_len, gen / "model")
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=1800,
+                              env=dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="2"))
     if proc.returncode != 0:
         raise UserError("building the float32 baseline failed:\n" + "\n".join(
             ln[:300] for ln in (proc.stdout + proc.stderr).splitlines()[-20:]))
@@ -311,16 +314,17 @@ def run_host_baselines(model, converted: Path, seq_lens: list[int], progress: bo
     out = qemu_target._cache() / f"onnx-{hashlib.sha256(str(Path(model.source_dir).resolve()).encode()).hexdigest()[:12]}"
     out.mkdir(parents=True, exist_ok=True)
     fp32, int8 = out / "model.onnx", out / "model-int8.onnx"
-    if not int8.exists():
-        if progress:
-            print(f"bench: exporting {model.source_dir} to ONNX in {out}", file=sys.stderr)
-        hf = BertForSequenceClassification.from_pretrained(str(model.source_dir)).eval()
-        x = torch.tensor([_ids(model, 8)])
-        torch.onnx.export(hf, (x, torch.ones_like(x), torch.zeros_like(x)), str(fp32),
-                          input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
-                          dynamic_axes={k: {1: "n"} for k in ("input_ids", "attention_mask", "token_type_ids")},
-                          opset_version=17, dynamo=False)
-        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+    with cache_lock(out):            # one export at a time: another process waits, then finds it written
+        if not int8.exists():
+            if progress:
+                print(f"bench: exporting {model.source_dir} to ONNX in {out}", file=sys.stderr)
+            hf = BertForSequenceClassification.from_pretrained(str(model.source_dir)).eval()
+            x = torch.tensor([_ids(model, 8)])
+            torch.onnx.export(hf, (x, torch.ones_like(x), torch.zeros_like(x)), str(fp32),
+                              input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+                              dynamic_axes={k: {1: "n"} for k in ("input_ids", "attention_mask", "token_type_ids")},
+                              opset_version=17, dynamo=False)
+            quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
@@ -352,7 +356,7 @@ def shape_twin(source: Path, positions: int = TWIN_POSITIONS) -> Path:
     out = qemu_target._cache() / f"twin-{source.name}-{positions}-{key}"
     if (out / "config.json").is_file():
         return out
-    tmp = out.with_name(out.name + ".tmp")
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")     # a process's own: parallel runs never share one
     tmp.mkdir(parents=True, exist_ok=True)
     for p in hf.input_files(source):
         if p.suffix not in (".safetensors", ".bin") and p.name != "config.json":
@@ -372,6 +376,7 @@ def shape_twin(source: Path, positions: int = TWIN_POSITIONS) -> Path:
     (tmp / "config.json").write_text(json.dumps(cfg, indent=2), encoding="utf-8")
     if not out.exists():
         tmp.rename(out)
+    shutil.rmtree(tmp, ignore_errors=True)              # another process's twin won
     return out
 
 

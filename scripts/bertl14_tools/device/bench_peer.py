@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import REPO_ROOT
+from ..cachelock import cache_lock
 from ..errors import UserError
 
 PEER = "tflm-cmsis-nn"
@@ -90,7 +91,8 @@ def _west_build(board: str, build_dir: Path, extra: list[str], progress: bool, w
     if progress:
         print(f"building {what} in {build_dir}", file=sys.stderr)
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
-    proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=3600, env=env)
+    with cache_lock(build_dir):       # another process building the same image waits, then finds it built
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=3600, env=env)
     elf = build_dir / "firmware.elf"
     if proc.returncode != 0 or not elf.is_file():
         raise UserError(f"building {what} failed:\n" + "\n".join(
@@ -102,9 +104,10 @@ def build_image(model, lens: list[int], board: str, progress: bool) -> tuple[Pat
     """The board image with the model exported at each length; (firmware.elf, {length: model bytes})."""
     key = hashlib.sha256(f"{Path(model.path).resolve()}|{lens}".encode()).hexdigest()[:12]
     gen = _cache() / f"tflm-{key}"
-    sizes = write_models(exporter(model), lens, gen / "models")
-    elf = _west_build(board, gen / f"build-{board}", [f"-DTFLM_MODELS_DIR={gen / 'models'}"], progress,
-                      f"the {PEER} image for {board}")
+    with cache_lock(gen):             # the models and the image of one key are written by one process at a time
+        sizes = write_models(exporter(model), lens, gen / "models")
+        elf = _west_build(board, gen / f"build-{board}", [f"-DTFLM_MODELS_DIR={gen / 'models'}"], progress,
+                          f"the {PEER} image for {board}")
     return elf, sizes
 
 

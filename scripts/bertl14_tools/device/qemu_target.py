@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import REPO_ROOT
+from ..cachelock import cache_lock
 from ..errors import UserError
 
 IMAGE_SRC = REPO_ROOT / "tests" / "target"
@@ -205,7 +206,8 @@ def build_image(model_dir: Path, kernels: str, max_seq_len: int, board: str = "m
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))
     if not quiet:
         print(f"building the {board} test image ({kernels} kernels) in {build_dir}", file=sys.stderr)
-    proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    with cache_lock(build_dir):       # another process building the same image waits, then finds it built
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=1200)
     if proc.returncode != 0:
         tail = "\n".join(ln[:300] for ln in (proc.stdout + proc.stderr).strip().splitlines()[-25:])
         raise UserError(f"building the {board} test image failed ({' '.join(cmd[2:5])} ...):\n{tail}")
