@@ -16,8 +16,9 @@ WEST      := $(PY) -m west
 BOARD     ?= mps2_an500
 BUILD_DIR ?= build/$(BOARD)
 # CI and `make test` skip the long checks; `make test PYTEST_ARGS=-q` runs them too. -n auto: a test worker per
-# core (pytest-xdist); the builders share their cache folders under a lock (scripts/bertl14_tools/cachelock.py)
-PYTEST_ARGS ?= -q -n auto -m "not slow"
+# core (pytest-xdist), at most four: each worker builds its own firmware fixtures and loads torch, so more workers
+# mostly repeat builds and take memory; the builders share their cache folders under a lock (bertl14_tools/cachelock.py)
+PYTEST_ARGS ?= -q -n auto --maxprocesses=4 -m "not slow"
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
