@@ -47,7 +47,7 @@ enum { T_END, T_DIGITS, T_SMALL, T_TENS, T_HUNDRED, T_THOUSAND, T_A, T_AND, T_HA
 
 typedef struct {
     uint8_t kind, val;
-    int32_t num; /* T_DIGITS: tenths */
+    int32_t num; /* T_DIGITS: tenths; T_UNIT: 1 for "hour" and "minute", which alone mean one ("the hour timer") */
 } tok_t;
 
 /* The lexicons: NUL-separated words, and a code (kind << 8 | value) per word. */
@@ -208,6 +208,21 @@ static int lookup(const char *lex, uint32_t n_words, const uint8_t *w, uint32_t 
 #define N_EN (sizeof en_codes / sizeof en_codes[0])
 #define N_ZH (sizeof zh_codes / sizeof zh_codes[0])
 
+/* 1 for the unit words that alone mean one of their unit ("the hour timer", "hour and a half", "a minute"), else 0.
+   "second" is not one of them: alone it is mostly an ordinal ("the second timer"). w: lower-case letters. */
+static int32_t bare_unit_one(const uint8_t *w, uint32_t wl)
+{
+    static const char hour[] = "hour", minute[] = "minute";
+    const char *word = wl == 4u ? hour : wl == 6u ? minute : NULL;
+    uint32_t k;
+    for (k = 0u; word != NULL && k < wl; k++) {
+        if (w[k] != (uint8_t)word[k]) {
+            return 0;
+        }
+    }
+    return word != NULL;
+}
+
 static int push(tok_t *t, uint32_t *nt, uint16_t code, int32_t num)
 {
     if (*nt >= MAX_TOKENS) {
@@ -319,7 +334,7 @@ static int lex(const uint8_t *s, uint32_t n, tok_t *t, uint32_t *nt)
                 i += len;
             }
             idx = lookup(en_words, (uint32_t)N_EN, w, wl, 0, &matched);
-            if (idx < 0 || !push(t, nt, en_codes[idx], 0)) {
+            if (idx < 0 || !push(t, nt, en_codes[idx], bare_unit_one(w, wl))) {
                 return 0;
             }
             after_letter = 1;
@@ -609,6 +624,10 @@ static int parse_number(const tok_t *t, uint32_t *pi, int article_one, int32_t *
         if (k == T_A && article_one && t[i + 1u].kind == T_UNIT) { /* "an hour"; a lone "a" is no number */
             *v = 10;
             *pi = i + 1u;
+            return 1;
+        }
+        if (k == T_UNIT && article_one && t[i].num == 1) { /* "hour and a half": one, the unit read next */
+            *v = 10;
             return 1;
         }
         return 0;

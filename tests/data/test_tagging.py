@@ -172,9 +172,15 @@ def test_span_edges_the_reader_settles():
                                                ("minute", "I-minutes")]) == {"minutes": 1}
     assert tagged("start a 3 minute egg timer", [("start", 0), ("a", "B-minutes"), ("3", "B-minutes"),
                                                  ("minute", "I-minutes"), ("egg", 0), ("timer", 0)]) == {"minutes": 3}
-    # not an article: "ta" is a word's end; a span that reads a value keeps its edges
-    assert tagged("set a timer for ta minute", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("ta", 0),
-                                                ("minute", "I-minutes")]) == {}
+    # not an article: "ta" is a word's end ("minutes" needs a number; "a minutes" would read as one); a span that
+    # reads a value keeps its edges
+    assert tagged("set a timer for ta minutes", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("ta", 0),
+                                                 ("minutes", "I-minutes")]) == {}
+    # a bare "hour" or "minute" is one of it, and grows over "and a half"; "second" alone is an ordinal
+    assert tagged("pause the hour timer", [("pause", 0), ("the", 0), ("hour", "I-hours"), ("timer", 0)]) == {"hours": 1}
+    assert tagged("the hour and a half timer", [("the", 0), ("hour", "I-hours"), ("and", 0), ("a", 0),
+                                                ("half", "B-seconds"), ("timer", 0)]) == {"hours": 1, "minutes": 30}
+    assert tagged("stop the second timer", [("stop", 0), ("the", 0), ("second", "B-seconds"), ("timer", 0)]) == {}
     assert tagged("set a timer for a 5 minutes", [("set", 0), ("a", 0), ("timer", 0), ("for", 0), ("a", 0),
                                                   ("5", "B-minutes"), ("minutes", "I-minutes")]) == {"minutes": 5}
     # Chinese: numerals and units after a number span ("二十" + "三", "二十五" + "度半"), before a bare unit ("两个" + "小时")

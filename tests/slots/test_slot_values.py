@@ -202,13 +202,18 @@ def duration_corpus() -> list[tuple[str, str, dict]]:
             ("start_minutes", "a half", {"start_minutes": 30}), ("hours", "half", {"minutes": 30}),
             ("minutes", "1.5", {"minutes": 1, "seconds": 30}), ("hours", "一个半", {"hours": 1, "minutes": 30}),
             ("hours", "一个", {"hours": 1}), ("seconds", "a", {}),
+            # a bare "hour" or "minute" is one of it; "second" alone is mostly an ordinal, plurals need a number
+            ("hours", "hour", {"hours": 1}), ("start_hours", "hour and a half", {"start_hours": 1, "start_minutes": 30}),
+            ("minutes", "minute", {"minutes": 1}), ("minutes", "Minute and a half", {"minutes": 1, "seconds": 30}),
+            ("seconds", "second", {}), ("hours", "hours", {}), ("minutes", "minutes", {}),
+            ("hours", "hour 5 minutes", {"hours": 1, "minutes": 5}), ("temperature", "hour", {}),
             ("hours", "1 hour 5", {}), ("minutes", "a third of an hour", {}), ("hours", "一刻钟", {})):
         out.append((slot, span, exp))
     return out
 
 
 FRAGMENTS = (ONES + TENS[2:] + ["hundred", "thousand", "a", "an", "and", "half", "point", "hour", "hours",
-             "minutes", "min", "seconds", "percent", "degrees", "%", "°", "℃", "-", ",", ".", " ", "  ", "the",
+             "minute", "second", "minutes", "min", "seconds", "percent", "degrees", "%", "°", "℃", "-", ",", ".", " ", "  ", "the",
              "red", "Red", "up", "song", "tv show", "twenty-one", "1,000", "21.5", "0.5", "3", "40", "007", "1,00",
              "１２", "ｔｗｏ", "\u3000", "\t"]
              + list("零〇一二两三四五六七八九十百千万点半个度钟和分秒") + ["百分之", "小时", "钟头", "分钟", "秒钟",

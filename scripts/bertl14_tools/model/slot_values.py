@@ -68,6 +68,9 @@ for _u, _ws in ((UNIT_HOURS, "hour hours hr hrs h"), (UNIT_MINUTES, "minute minu
                 (UNIT_SECONDS, "second seconds sec secs")):
     EN_WORDS.update({_w: (T_UNIT, _u) for _w in _ws.split()})
 EN_WORDS.update({_w: (T_FILLER, 0) for _w in "percent degree degrees celsius fahrenheit c f".split()})
+# the unit words that alone mean one of their unit ("the hour timer", "hour and a half"); "second" alone is mostly an
+# ordinal ("the second timer"): their tokens carry num=1, as bare_unit_one() in C
+BARE_UNITS_ONE = frozenset({"hour", "minute"})
 
 ZH_WORDS: dict[str, tuple[int, int]] = {"零": (T_ZH_DIGIT, 0), "〇": (T_ZH_DIGIT, 0), "两": (T_ZH_DIGIT, 2 | ZH_LIANG)}
 ZH_WORDS.update({_c: (T_ZH_DIGIT, _v) for _v, _c in enumerate("一二三四五六七八九", start=1)})
@@ -189,8 +192,9 @@ def _lex(s: str) -> list[_Tok] | None:
                     return None
                 w.append(chr(_peek(s, i)))
                 i += 1
-            code = EN_WORDS.get("".join(w))
-            if code is None or not push(*code):
+            word = "".join(w)
+            code = EN_WORDS.get(word)
+            if code is None or not push(*code, int(word in BARE_UNITS_ONE)):
                 return None
             after_letter = True
             continue
@@ -375,6 +379,8 @@ def _parse_number(t, i, article_one):
     if r is None:
         if k == T_A and article_one and t[i + 1].kind == T_UNIT:   # "an hour"; a lone "a" is no number
             return 10, i + 1
+        if k == T_UNIT and article_one and t[i].num == 1:          # "hour and a half": one, the unit read next
+            return 10, i
         return None
     v, i = r[0] * 10, r[1]
     if t[i].kind == T_POINT:
