@@ -54,12 +54,12 @@ def memory_regions(out: Path) -> Path:
 
 def build_images(tflm: Path, jobs: int = 2) -> dict[str, Path]:
     """The image with the op registered (with_op) and the same image without it (without_op)."""
-    with cache_lock(cache_dir() / "m7"):   # one process builds at a time; another waits, then finds them built
-        return _build_images(tflm, jobs)
-
-
-def _build_images(tflm: Path, jobs: int) -> dict[str, Path]:
     base = cache_dir() / "m7"
+    with cache_lock(base):   # one process builds at a time; another waits, then finds them built
+        return _build_images(tflm, base, jobs)
+
+
+def _build_images(tflm: Path, base: Path, jobs: int) -> dict[str, Path]:
     gen = base / "gen"
     inc = tflm_host.include_flags(tflm) + [f"-I{PLATFORM}", f"-I{REPO / 'app' / 'src'}"]
     gen.mkdir(parents=True, exist_ok=True)
