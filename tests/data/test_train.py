@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -157,3 +158,48 @@ def test_training_goes_on_from_a_model(tmp_path, capsys):
     assert main(["train", "--init", str(tmp_path / "ds"), "--out", str(tmp_path / "x"), *common]) != 0
     assert "has no config.json: give a model folder made by `bertl14 train`" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_average_of_models_of_one_lineage(tmp_path, capsys):
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
+    from safetensors.torch import load_file
+    ds = data.build_dataset("en", per_intent=10, seed=0)
+    data.write_dataset(ds, tmp_path / "ds")
+    common = ["--data", str(tmp_path / "ds"), "--epochs", "1", "--no-test", "--quiet", "--calibration", "20",
+              "--min-intent-accuracy", "0"]
+    first, second, soup = tmp_path / "first", tmp_path / "second", tmp_path / "soup"
+    assert main(["train", "--arch", "tiny", "--out", str(first), "--max-steps", "3", *common]) == 0
+    assert main(["train", "--init", str(first), "--out", str(second), "--max-steps", "3", "--lr", "1e-2",
+                 *common]) == 0
+    assert main(["train", "--average", str(first), str(second), *common[:2], "--out", str(soup), "--quiet"]) == 0
+    a, b, c = (load_file(str(m / "model.safetensors")) for m in (first, second, soup))
+    info = json.loads((soup / "training.json").read_text())
+    ta, tb, tc = (json.loads((m / "training.json").read_text())["training"]["temperature"]
+                  for m in (first, second, soup))
+    assert info["training"]["temperature"] == tc and info["min_score"] == info["results"]["selection"]["min_score"]
+    moved = 0
+    for name in a:
+        if not a[name].is_floating_point():
+            continue
+        if name.startswith("classifier."):      # each one's temperature out before the average, the new one in
+            want = (a[name] * ta + b[name] * tb) / 2 / tc
+        else:
+            want = (a[name] + b[name]) / 2
+        assert torch.allclose(c[name], want, atol=1e-6), name
+        moved += not torch.allclose(a[name], b[name])
+    assert moved > 10          # the two models differ: the average is not either of them
+    for name in ("vocab.txt", "labels.json", "tags.json", "slots.json", "intent_slots.json", "calibration.jsonl"):
+        assert (soup / name).read_bytes() == (first / name).read_bytes(), name
+    card = (soup / "MODEL_CARD.md").read_text()
+    assert [x["model"] for x in info["training"]["average"]] == [str(first), str(second)]
+    assert f"`{second}`: `bertl14 train --data" in card and f"--average {first} {second}" in card
+    # models of different labels (or word pieces, or tags) are no lineage: a one-line error, nothing written
+    other = tmp_path / "other"
+    shutil.copytree(second, other)
+    (other / "labels.json").write_text(json.dumps(["none", "HassTurnOn"]))
+    capsys.readouterr()
+    assert main(["train", "--average", str(first), str(other), *common[:2], "--out", str(tmp_path / "x")]) == 2
+    assert "differ in labels.json" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main(["train", "--average", str(first), *common[:2], "--out", str(tmp_path / "x")]) == 2
+    assert "two or more model folders" in capsys.readouterr().err

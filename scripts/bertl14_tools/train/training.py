@@ -262,6 +262,8 @@ def check_options(args) -> None:
         raise UserError(f"--out {out} is a file: give a folder for the model")
     if args.init and not (Path(args.init) / "config.json").is_file():
         raise UserError(f"--init {args.init} has no config.json: give a model folder made by `bertl14 train`")
+    if args.average and (args.init or args.teacher or args.measure_only):
+        raise UserError("--average trains nothing: leave out --init, --teacher and --measure-only")
     if args.teacher and not (Path(args.teacher) / "config.json").is_file():
         raise UserError(f"--teacher {args.teacher} has no config.json: give a model folder made by `bertl14 train`")
 
@@ -355,6 +357,77 @@ def init_from(folder: Path, joint, labels: list[str], tags: list[str]):
     tokenizer = BertTokenizer(str(folder / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
                               strip_accents=None)
     return model, tokenizer, vocab
+
+
+# the files that make two models the same model's relatives: averaged weights mean nothing across them
+SHARED_FILES = ("vocab.txt", "labels.json", "tags.json")
+# the files an average takes from its first model (what training writes beside the weights)
+COPIED_FILES = ("vocab.txt", "tokenizer_config.json", "labels.json", "tags.json", "slots.json", "intent_slots.json",
+                "intent_domains.json", "calibration.jsonl")
+
+
+def average_models(folders: list[Path], data_dir: Path, out: Path, calibrate: bool = True) -> dict:
+    """The uniform average of the weights of models of one lineage (a "model soup": models that went on from one
+    start, with the same word pieces, labels and tags), written to `out` as a trained model: each model's score
+    temperature is taken out of its intent head before the average, and the temperature is fitted again on
+    `data_dir`'s validation split and folded in, as training does. Returns the `training` block of training.json."""
+    import torch
+    if len(folders) < 2:
+        raise UserError("--average needs two or more model folders (the models to average)")
+    Joint = joint_model_class()
+    models, infos = [], []
+    for folder in folders:
+        if not (folder / "config.json").is_file():
+            raise UserError(f"--average {folder} has no config.json: give model folders made by `bertl14 train`")
+        try:
+            infos.append(json.loads((folder / "training.json").read_text(encoding="utf-8")).get("training", {}))
+            models.append(Joint.from_pretrained(folder).eval())
+        except (OSError, ValueError) as exc:
+            raise UserError(f"--average {folder}: not a model folder made by `bertl14 train` ({exc})") from None
+    first = folders[0]
+    for folder, model in zip(folders[1:], models[1:]):
+        for name in SHARED_FILES:
+            a, b = first / name, folder / name
+            if a.exists() != b.exists() or (a.exists() and a.read_bytes() != b.read_bytes()):
+                raise UserError(f"--average: {folder} and {first} differ in {name}: only models that went on from "
+                                "one start (`--init`) with the same word pieces, labels and tags can be averaged")
+        shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+        if shapes != {k: tuple(v.shape) for k, v in models[0].state_dict().items()}:
+            raise UserError(f"--average: {folder} and {first} have different shapes: average models of one shape")
+    # the intent head's logits without each model's folded-in temperature, so that the average adds like with like
+    temperatures = [info.get("temperature") or 1.0 for info in infos]
+    states = []
+    for model, t in zip(models, temperatures):
+        state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        for key in ("classifier.weight", "classifier.bias"):
+            state[key] *= t
+        states.append(state)
+    model = models[0]
+    model.load_state_dict({k: (sum(s[k].double() for s in states) / len(states)).to(v.dtype) if v.is_floating_point()
+                           else v for k, v in states[0].items()})
+    labels = json.loads((first / "labels.json").read_text(encoding="utf-8"))
+    label_id = {lab: i for i, lab in enumerate(labels)}
+    val_rows = [r for r in read_split(data_dir, "validation.jsonl") if r["intent"] in label_id]
+    from transformers import BertTokenizer
+    tokenizer = BertTokenizer(str(first / "vocab.txt"), do_lower_case=True, tokenize_chinese_chars=True,
+                              strip_accents=None)
+    temperature = fit_temperature(model, tokenizer, val_rows, label_id) if calibrate else 1.0
+    with torch.no_grad():
+        model.classifier.weight /= temperature
+        model.classifier.bias /= temperature
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    for name in COPIED_FILES:
+        if (first / name).exists() and (first / name).resolve() != (out / name).resolve():
+            shutil.copyfile(first / name, out / name)
+    stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
+    return {"average": [{"model": str(f), "temperature": t, "command": info.get("command", "")}
+                        for f, t, info in zip(folders, temperatures, infos)],
+            "temperature": temperature, "slot_tags": len(json.loads((first / "tags.json").read_text()))
+            if (first / "tags.json").exists() else 0, "history": [], "dataset": stats, "data": str(data_dir),
+            "train_sentences": infos[0].get("train_sentences"), "train_per_label": infos[0].get("train_per_label", {}),
+            "min_intent_accuracy": infos[0].get("min_intent_accuracy"),
+            "name_placeholders": any(info.get("name_placeholders") for info in infos)}
 
 
 TEMPERATURES = [round(0.25 + 0.05 * i, 2) for i in range(76)]     # 0.25 .. 4.0
@@ -526,7 +599,7 @@ def minilm_embeddings(vocab: list[str], hidden: int, std: float):
 def run(args) -> int:
     check_options(args)
     data_dir, out = Path(args.data), Path(args.out)
-    if not args.measure_only:      # the data's checks come before torch is even imported
+    if not args.measure_only and not args.average:   # the data's checks come before torch is even imported
         train_rows = read_split(data_dir, "train.jsonl")
         val_rows = read_split(data_dir, "validation.jsonl")
         stats = json.loads((data_dir / "stats.json").read_text()) if (data_dir / "stats.json").exists() else {}
@@ -550,6 +623,12 @@ def run(args) -> int:
     transformers.logging.set_verbosity_error()
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    if args.average:     # no training: the average of trained models' weights, measured like a trained model
+        training = average_models([Path(m) for m in args.average], data_dir, out, args.calibrate)
+        training["command"] = command_line(args)
+        (out / "training.json").write_text(json.dumps({"training": training}, ensure_ascii=False, indent=1) + "\n",
+                                           encoding="utf-8")
+        return measure(out, data_dir, no_test=args.no_test, as_json=args.json)
     if args.measure_only:
         if not (out / "config.json").exists():
             raise UserError(f"{out} has no config.json: train it first (without --measure-only)")
@@ -1248,6 +1327,13 @@ def write_model_card(out: Path, s: dict) -> None:
     extra = [f"- {n}" for n in s.get("notes", [])]
     if extra:
         lines += ["", "## History and notes", ""] + extra
+    if t.get("average"):
+        lines += ["", f"Training: none of its own; the uniform average of the weights of {len(t['average'])} models "
+                  "that went on from one start (each one's temperature taken out first, then fitted again on the "
+                  "validation split):", "", *[f"- `{a['model']}`: `{a['command']}`" for a in t["average"]], "",
+                  "## Commands", "", "```", data_cmd, t.get("command", ""), "```", ""]
+        (out / "MODEL_CARD.md").write_text("\n".join(lines), encoding="utf-8")
+        return
     if "patience" in t:
         stop = {"patience": f"stopped after {t['patience']} epochs without a better balanced validation accuracy",
                 "max_steps": "stopped at --max-steps", "max_epochs": "all epochs run"}.get(t.get("stopped"), "")
@@ -1326,6 +1412,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
     ui.add_output_options(p, "print the final figures as one JSON object (what training.json's results hold, "
                              "in brief) instead of a line of text")
+    p.add_argument("--average", nargs="+", metavar="MODEL",
+                   help="do not train: write to --out the uniform average of the weights of these model folders "
+                        "(models that went on from one start with --init: the same shape, word pieces, labels and "
+                        "tags), its scores calibrated again on --data's validation split, and measure it like a "
+                        "trained model")
     p.add_argument("--measure-only", action="store_true",
                    help="do not train: re-measure the model in --out on --data and rewrite its card")
     p.set_defaults(func=run)
@@ -1333,6 +1424,9 @@ def register(subparsers) -> None:
 
 def command_line(args) -> str:
     """The `bertl14 train` command that reproduces this run, from the parsed arguments."""
+    if args.average:
+        return " ".join(shlex.quote(p) for p in ["bertl14", "train", "--average", *args.average, "--data", args.data,
+                                                  "--out", args.out, *([] if args.calibrate else ["--no-calibrate"])])
     parts = ["bertl14", "train", "--data", args.data, "--arch", args.arch, "--out", args.out]
     if args.init:
         parts += ["--init", args.init]
