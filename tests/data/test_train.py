@@ -192,6 +192,7 @@ def test_average_of_models_of_one_lineage(tmp_path, capsys):
     for name in ("vocab.txt", "labels.json", "tags.json", "slots.json", "intent_slots.json", "calibration.jsonl"):
         assert (soup / name).read_bytes() == (first / name).read_bytes(), name
     card = (soup / "MODEL_CARD.md").read_text()
+    assert (soup / "training.png").stat().st_size > 0      # no epochs to draw: the threshold table alone
     assert [x["model"] for x in info["training"]["average"]] == [str(first), str(second)]
     assert f"`{second}`: `bertl14 train --data" in card and f"--average {first} {second}" in card
     # models of different labels (or word pieces, or tags) are no lineage: a one-line error, nothing written

@@ -222,7 +222,13 @@ def training_png(history: list[dict], path: Path, title: str, selection: dict | 
     `selection` ({table: [{min_score, in_domain_accuracy, ood_false_accept}], min_score}) a second panel shows the
     validation threshold table min_score was chosen on."""
     plt = _pyplot()
-    panels = 2 if selection and selection.get("table") else 1
+    has_table = bool(selection and selection.get("table"))
+    if not history and has_table:     # no epochs of its own (an average of trained models): the threshold panel alone
+        fig, axes = plt.subplots(1, 1, figsize=(6.6, 4.4), squeeze=False)
+        _threshold_table_panel(axes[0][0], selection, bound, f"{title}: validation, the min_score chosen on it")
+        _save(fig, path)
+        return
+    panels = 2 if has_table else 1
     fig, axes = plt.subplots(1, panels, figsize=(6.6 * panels, 4.4), squeeze=False)
     ax = axes[0][0]
     epochs = [r["epoch"] for r in history]
@@ -254,11 +260,15 @@ def training_png(history: list[dict], path: Path, title: str, selection: dict | 
                   ncol=2, fontsize=8, frameon=False)
     ax.set_title(title, fontsize=10)
     if panels == 2:
-        table = [{"min_score": r["min_score"], "accuracy": r["in_domain_accuracy"],
-                  "ood_false_accept": r.get("ood_false_accept")} for r in selection["table"]]
-        _threshold_axes(axes[0][1], table, selection.get("min_score"), bound)
-        axes[0][1].set_title("validation: the min_score chosen on it", fontsize=10)
+        _threshold_table_panel(axes[0][1], selection, bound, "validation: the min_score chosen on it")
     _save(fig, path)
+
+
+def _threshold_table_panel(ax, selection: dict, bound: float | None, title: str) -> None:
+    table = [{"min_score": r["min_score"], "accuracy": r["in_domain_accuracy"],
+              "ood_false_accept": r.get("ood_false_accept")} for r in selection["table"]]
+    _threshold_axes(ax, table, selection.get("min_score"), bound)
+    ax.set_title(title, fontsize=10)
 
 
 def training_summary_png(summary: dict, path: Path) -> None:
@@ -268,7 +278,9 @@ def training_summary_png(summary: dict, path: Path) -> None:
     if "min_score" in summary:
         selection["min_score"] = summary["min_score"]
     from ..reference.answer import MAX_VAL_FALSE_ACCEPT as bound
-    title = f"{Path(path).parent.name}: training"
+    title = Path(path).parent.name + (": training" if training.get("history") else
+                                       f" (an average of {len(training['average'])} models)" if training.get("average")
+                                       else "")
     training_png(training.get("history") or [], path, title, selection or None, training.get("kept_epoch"), bound)
 
 
