@@ -131,14 +131,18 @@ def test_distillation_keeps_the_hard_label_on_out_of_domain_sentences():
     assert torch.isclose(distil_loss(logits, teacher, labels, torch.tensor([False, False]), 2.0), hard.mean())
 
 
+def small_english_data(tmp_path) -> list[str]:
+    """A data folder of ten sentences an intent in tmp_path/ds, and the `bertl14 train` options of a quick run on it."""
+    data.write_dataset(data.build_dataset("en", per_intent=10, seed=0), tmp_path / "ds")
+    return ["--data", str(tmp_path / "ds"), "--epochs", "1", "--no-test", "--quiet", "--calibration", "20",
+            "--min-intent-accuracy", "0"]
+
+
 def test_training_goes_on_from_a_model(tmp_path, capsys):
     torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
     from safetensors.torch import load_file
-    ds = data.build_dataset("en", per_intent=10, seed=0)
-    data.write_dataset(ds, tmp_path / "ds")
-    common = ["--data", str(tmp_path / "ds"), "--epochs", "1", "--no-test", "--quiet", "--calibration", "20",
-              "--min-intent-accuracy", "0", "--no-calibrate"]
+    common = [*small_english_data(tmp_path), "--no-calibrate"]
     first, second = tmp_path / "first", tmp_path / "second"
     assert main(["train", "--arch", "tiny", "--out", str(first), "--max-steps", "3", *common]) == 0
     # --arch is ignored: the shape, word pieces and heads are the first model's
@@ -164,10 +168,7 @@ def test_average_of_models_of_one_lineage(tmp_path, capsys):
     torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
     from safetensors.torch import load_file
-    ds = data.build_dataset("en", per_intent=10, seed=0)
-    data.write_dataset(ds, tmp_path / "ds")
-    common = ["--data", str(tmp_path / "ds"), "--epochs", "1", "--no-test", "--quiet", "--calibration", "20",
-              "--min-intent-accuracy", "0"]
+    common = small_english_data(tmp_path)
     first, second, soup = tmp_path / "first", tmp_path / "second", tmp_path / "soup"
     assert main(["train", "--arch", "tiny", "--out", str(first), "--max-steps", "3", *common]) == 0
     assert main(["train", "--init", str(first), "--out", str(second), "--max-steps", "3", "--lr", "1e-2",
