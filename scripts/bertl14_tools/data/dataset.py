@@ -261,7 +261,8 @@ PRONOUNS = ("my", "our", "her", "his", "their")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
-OOD_FILES = ("ood-{lang}.txt", "ood-extra-{lang}.txt", "ood-more-{lang}.txt", "ood-nearby-{lang}.txt")  # in the order they were written
+OOD_FILES = ("ood-{lang}.txt", "ood-extra-{lang}.txt", "ood-more-{lang}.txt", "ood-nearby-{lang}.txt",
+             "ood-beside-{lang}.txt")  # in the order they were written
 
 
 def load_ood(lang: str) -> list[str]:
