@@ -304,7 +304,7 @@ def test_our_phrasing_files_extend_home_assistant_intents_only(lang):
     assert set(ours.intents) <= produced
     tagged = [row for row in ds.train if row.get("spans")]
     in_domain = [row for row in ds.train if row["intent"] != data.NONE_LABEL]     # `none` rows have no slots
-    assert len(tagged) > len(in_domain) // 4
+    assert len(tagged) > len(in_domain) // 2                # most commands carry a value, a name or an area
     # a tag answers as its value table's "report" slot (volume_step_down answers volume_step), as on the device
     spec = data.slot_spec(lang, {slot for row in tagged for _, _, slot in row["spans"]}, files)
     answered = {k: v.get("report", k) for k, v in spec["slots"].items()}
