@@ -42,7 +42,8 @@ values, as the firmware does (app/src/intent.c): the text the model read is toke
 token tagged, the BIO spans decoded and turned into values by the model's value table (slots.json, docs/slots.md;
 tagging.slot_values_of, the Python twin of bertl14_slots_extract). The registry's names win over the tagger's.
 eval's "value_slots": sentence-level exact match over the value slots (slots.VALUE_SLOTS) of the sentences whose
-intent is right.
+intent is right ("accuracy", of "eligible"), and the share of every sentence that expects a value slot answered with
+the right intent and every value ("end_to_end", of "with_values").
 """
 from __future__ import annotations
 
@@ -619,6 +620,9 @@ def cmd_eval(args) -> int:
         if vs and vs["eligible"]:
             line += (f" value_slot_accuracy={vs['accuracy']:.4f} ({vs['correct']}/{vs['eligible']} sentences with "
                      f"the right intent and expected values)")
+        if vs and vs["with_values"]:
+            line += (f" values_end_to_end={vs['end_to_end']:.4f} ({vs['correct']}/{vs['with_values']} sentences with "
+                     f"expected values: intent and every value right)")
         print(line)
     return 0
 

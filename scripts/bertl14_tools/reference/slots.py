@@ -168,13 +168,21 @@ def same_value(expected, found) -> bool:
 @dataclass
 class ValueScore:
     """Sentence-level exact match over the value slots: a sentence whose intent is right and that expects at least
-    one value slot is correct when every expected value slot is answered with its value."""
-    eligible: int = 0
-    correct: int = 0
+    one value slot is correct when every expected value slot is answered with its value. `accuracy` is the share of
+    those sentences (how well the values are read where the intent is); `end_to_end` the share of every sentence
+    that expects a value slot, whatever its intent (the commands with values a device carries out as meant): a
+    model that answers more intents right is judged on more values by the first, on the same sentences by the
+    second."""
+    with_values: int = 0                             # sentences that expect a value slot
+    eligible: int = 0                                # ... of which the intent is right
+    correct: int = 0                                 # ... and every expected value slot is answered right
     per_slot: dict = field(default_factory=dict)     # slot -> [right, expected]
 
     def add(self, expected: dict, found: dict, intent_right: bool) -> None:
-        if not expected or not intent_right:
+        if not expected:
+            return
+        self.with_values += 1
+        if not intent_right:
             return
         self.eligible += 1
         ok = True
@@ -187,6 +195,8 @@ class ValueScore:
         self.correct += ok
 
     def as_dict(self) -> dict:
-        return {"eligible": self.eligible, "correct": self.correct,
-                "accuracy": round(self.correct / self.eligible, 6) if self.eligible else None,
+        def share(n):
+            return round(self.correct / n, 6) if n else None
+        return {"eligible": self.eligible, "correct": self.correct, "accuracy": share(self.eligible),
+                "with_values": self.with_values, "end_to_end": share(self.with_values),
                 "per_slot": {k: {"right": r, "expected": n} for k, (r, n) in sorted(self.per_slot.items())}}
