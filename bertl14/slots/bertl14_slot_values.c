@@ -54,8 +54,8 @@ typedef struct {
 static const char en_words[] =
     "zero\0one\0two\0three\0four\0five\0six\0seven\0eight\0nine\0ten\0eleven\0twelve\0thirteen\0fourteen\0"
     "fifteen\0sixteen\0seventeen\0eighteen\0nineteen\0twenty\0thirty\0forty\0fifty\0sixty\0seventy\0eighty\0"
-    "ninety\0hundred\0thousand\0a\0an\0and\0half\0point\0hour\0hours\0hr\0hrs\0h\0minute\0minutes\0min\0mins\0"
-    "second\0seconds\0sec\0secs\0percent\0degree\0degrees\0celsius\0fahrenheit\0c\0f\0";
+    "ninety\0hundred\0thousand\0a\0an\0and\0half\0point\0hour\0hours\0hr\0hrs\0h\0minute\0minutes\0min\0mins\0m\0"
+    "second\0seconds\0sec\0secs\0s\0percent\0degree\0degrees\0celsius\0fahrenheit\0c\0f\0";
 static const uint16_t en_codes[] = {
     TOK(T_SMALL, 0), TOK(T_SMALL, 1), TOK(T_SMALL, 2), TOK(T_SMALL, 3), TOK(T_SMALL, 4), TOK(T_SMALL, 5),
     TOK(T_SMALL, 6), TOK(T_SMALL, 7), TOK(T_SMALL, 8), TOK(T_SMALL, 9), TOK(T_SMALL, 10), TOK(T_SMALL, 11),
@@ -65,8 +65,8 @@ static const uint16_t en_codes[] = {
     TOK(T_A, 0), TOK(T_A, 0), TOK(T_AND, 0), TOK(T_HALF, 0), TOK(T_POINT, 0),
     TOK(T_UNIT, UNIT_HOURS), TOK(T_UNIT, UNIT_HOURS), TOK(T_UNIT, UNIT_HOURS), TOK(T_UNIT, UNIT_HOURS),
     TOK(T_UNIT, UNIT_HOURS), TOK(T_UNIT, UNIT_MINUTES), TOK(T_UNIT, UNIT_MINUTES), TOK(T_UNIT, UNIT_MINUTES),
-    TOK(T_UNIT, UNIT_MINUTES), TOK(T_UNIT, UNIT_SECONDS), TOK(T_UNIT, UNIT_SECONDS), TOK(T_UNIT, UNIT_SECONDS),
-    TOK(T_UNIT, UNIT_SECONDS), TOK(T_FILLER, 0), TOK(T_FILLER, 0), TOK(T_FILLER, 0), TOK(T_FILLER, 0),
+    TOK(T_UNIT, UNIT_MINUTES), TOK(T_UNIT, UNIT_MINUTES), TOK(T_UNIT, UNIT_SECONDS), TOK(T_UNIT, UNIT_SECONDS),
+    TOK(T_UNIT, UNIT_SECONDS), TOK(T_UNIT, UNIT_SECONDS), TOK(T_UNIT, UNIT_SECONDS), TOK(T_FILLER, 0), TOK(T_FILLER, 0), TOK(T_FILLER, 0), TOK(T_FILLER, 0),
     TOK(T_FILLER, 0), TOK(T_FILLER, 0), TOK(T_FILLER, 0),
 };
 

@@ -396,6 +396,17 @@ def test_durations(c, words):
         assert c.values(slot, span) == _twin(words, slot, span), (slot, span)
 
 
+@pytest.mark.parametrize("slot, span, expected", [
+    ("minutes", "1h 30m", {"hours": 1, "minutes": 30}), ("minutes", "1h30m", {"hours": 1, "minutes": 30}),
+    ("seconds", "90s", {"seconds": 90}), ("minutes", "5m", {"minutes": 5}), ("hours", "2h", {"hours": 2}),
+    ("hours", "30m", {"minutes": 30}), ("seconds", "1m 30s", {"minutes": 1, "seconds": 30}),
+    ("minutes", "3 ms", {})])
+def test_unit_letters_typed_after_a_number(c, words, slot, span, expected):
+    """What people type in a hurry: the unit's letter glued to the number says which unit, whatever the tag."""
+    assert S.slot_values(words, slot, span) == expected
+    assert c.values(slot, span) == _twin(words, slot, span)
+
+
 def test_temperatures_and_percentages(c, words):
     for tenths in range(0, 1001, 5):
         whole, half = divmod(tenths, 10)
@@ -444,6 +455,8 @@ def test_random_token_soup_c_equals_python(c, words):
     ("take 1/2 hour off", "1/2", "1/2 hour"),
     ("FIVE Minutes", "FIVE", "FIVE Minutes"),                                 # case folded, as the reader does
     ("5min", "5", "5min"),
+    ("set a 30m timer", "30", "30m"),                                         # a unit letter glued to the number
+    ("timer 1h 30m please", "1", "1h 30m"),
     ("about 10 -- 20 min", "10", "10"),                                       # two hyphens: not one number
     ("stop my 29-minutes timer", "29", "29"),               # a hyphen after digits: the reader reads no value there
     ("thirty-hours and 21-minute off", "thirty", "thirty-hours and 21"),   # up to the hyphen after digits

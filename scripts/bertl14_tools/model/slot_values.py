@@ -64,8 +64,9 @@ for _v, _w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".
     EN_WORDS[_w] = (T_TENS, _v)
 EN_WORDS.update({"hundred": (T_HUNDRED, 0), "thousand": (T_THOUSAND, 0), "a": (T_A, 0), "an": (T_A, 0),
                  "and": (T_AND, 0), "half": (T_HALF, 0), "point": (T_POINT, 0)})
-for _u, _ws in ((UNIT_HOURS, "hour hours hr hrs h"), (UNIT_MINUTES, "minute minutes min mins"),
-                (UNIT_SECONDS, "second seconds sec secs")):
+# the letters typed glued to a number count too: "1h 30m", "90s" (a duration slot reads no other unit)
+for _u, _ws in ((UNIT_HOURS, "hour hours hr hrs h"), (UNIT_MINUTES, "minute minutes min mins m"),
+                (UNIT_SECONDS, "second seconds sec secs s")):
     EN_WORDS.update({_w: (T_UNIT, _u) for _w in _ws.split()})
 EN_WORDS.update({_w: (T_FILLER, 0) for _w in "percent degree degrees celsius fahrenheit c f".split()})
 # the unit words that alone mean one of their unit ("the hour timer", "hour and a half"); "second" alone is mostly an
