@@ -42,13 +42,32 @@ static int word_char(char c)
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-/* A wildcard's span widened to whole words: a tag on a word piece ("ice" -> "i" "##ce") gives the word; numbers and
-   list words are read as tagged ("10 min" of a typed "10 minuets"). tagging.whole_words is the Python twin. */
+/* A wildcard's span widened to whole words: a tag on a word piece ("ice" -> "i" "##ce") gives the word, and a hyphen
+   between two letters or digits is inside a word ("lo-fi", "t-shirt"); numbers and list words are read as tagged
+   ("10 min" of a typed "10 minuets"). tagging.whole_words is the Python twin. */
 static void whole_words(const char *text, uint32_t len, uint32_t *start, uint32_t *end)
 {
-    while (*start > 0u && *start < len && word_char(text[*start - 1u]) && word_char(text[*start])) {
-        (*start)--;
+    for (;;) {
+        if (*start > 0u && *start < len && word_char(text[*start - 1u]) && word_char(text[*start])) {
+            (*start)--;
+        } else if (*start > 1u && *start < len && text[*start - 1u] == '-' && word_char(text[*start - 2u]) &&
+                   word_char(text[*start])) {
+            *start -= 2u;
+        } else {
+            break;
+        }
     }
+    for (;;) {
+        if (*end > 0u && *end < len && word_char(text[*end - 1u]) && word_char(text[*end])) {
+            (*end)++;
+        } else if (*end > 0u && *end + 1u < len && text[*end] == '-' && word_char(text[*end - 1u]) &&
+                   word_char(text[*end + 1u])) {
+            *end += 2u;
+        } else {
+            break;
+        }
+    }
+}
     while (*end > 0u && *end < len && word_char(text[*end - 1u]) && word_char(text[*end])) {
         (*end)++;
     }

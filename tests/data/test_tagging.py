@@ -133,6 +133,10 @@ def test_spans_are_whole_words():
     assert tagging.whole_words("[NAME] on", 1, 5) == (1, 5)     # inside the placeholder's brackets: its letters
     assert tagging.whole_words("pizza's here", 0, 2) == (0, 5)  # the apostrophe ends the word
     assert tagging.whole_words("12%", 0, 1) == (0, 2)
+    assert tagging.whole_words("play lo-fi beats", 5, 7) == (5, 10)     # "lo" -> "lo-fi": a hyphen inside a word
+    assert tagging.whole_words(b"the x-men films", 6, 9) == (4, 9)        # "men" -> "x-men"
+    assert tagging.whole_words("t-shirt-", 0, 1) == (0, 7)               # not over a hyphen that ends the text
+    assert tagging.whole_words("5 - 6", 0, 1) == (0, 1)                  # a hyphen between spaces joins nothing
 
 
 def test_span_edges_the_reader_settles():

@@ -97,11 +97,25 @@ def _word_char(c) -> bool:
 def whole_words(text, start: int, end: int) -> tuple[int, int]:
     """A wildcard's span widened to whole words (the device's rule, bertl14_slots_extract): a span that starts or
     ends inside a word of ASCII letters and digits grows to its edges, so a tag on a word piece ("ice" -> "i" "##ce")
-    gives the word. Numbers and list words are read as tagged: "10 min" of a typed "10 minuets" still says 10."""
-    while 0 < start < len(text) and _word_char(text[start - 1]) and _word_char(text[start]):
-        start -= 1
-    while 0 < end < len(text) and _word_char(text[end - 1]) and _word_char(text[end]):
-        end += 1
+    gives the word; a hyphen between two letters or digits is inside a word ("lo-fi", "t-shirt"). Numbers and list
+    words are read as tagged: "10 min" of a typed "10 minuets" still says 10."""
+    def hyphen(i) -> bool:
+        return text[i] in ("-", 0x2D)
+    while True:
+        if 0 < start < len(text) and _word_char(text[start - 1]) and _word_char(text[start]):
+            start -= 1
+        elif 1 < start < len(text) and hyphen(start - 1) and _word_char(text[start - 2]) and _word_char(text[start]):
+            start -= 2
+        else:
+            break
+    while True:
+        if 0 < end < len(text) and _word_char(text[end - 1]) and _word_char(text[end]):
+            end += 1
+        elif 0 < end and end + 1 < len(text) and hyphen(end) and _word_char(text[end - 1]) and \
+                _word_char(text[end + 1]):
+            end += 2
+        else:
+            break
     return start, end
 
 
