@@ -68,10 +68,6 @@ static void whole_words(const char *text, uint32_t len, uint32_t *start, uint32_
         }
     }
 }
-    while (*end > 0u && *end < len && word_char(text[*end - 1u]) && word_char(text[*end])) {
-        (*end)++;
-    }
-}
 
 /* The span gives at least one value of its slot. */
 static int has_value(const uint32_t *table, const char *slot, const char *span, uint32_t len)

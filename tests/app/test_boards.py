@@ -21,7 +21,7 @@ BUILDS = [("mps2_an505", "none"), ("mps2_an505", "freertos"), ("mps3_an547", "no
 # virtual clock
 TICK_NS = {"mps2_an505": 50, "mps3_an547": 50, "qemu_riscv32": 1}
 MORE = ["打开客厅的灯", "set the bedroom temperature to 21.5 degrees", "turn off all the lights on the first floor",
-        "what time is it"]
+        "what time is it", "set a 30m timer", "play lo-fi beats"]   # a unit letter glued on; a hyphenated word
 
 
 @pytest.fixture(scope="module", params=BUILDS, ids=[f"{b}-{r}" for b, r in BUILDS])

@@ -204,8 +204,10 @@ def test_span_edges_the_reader_settles():
 
 
 def test_c_engine_reads_spans_as_the_reference():
-    """bertl14_slots_extract (the C engine, as on the device) and slot_values_of settle the shipped Chinese model's
-    spans alike, durations whose numerals the tagger left out among them."""
+    """The C engine's tags (the library's token classifier) and the reference's give the same values of the shipped
+    Chinese model, durations whose numerals the tagger left out among them (both settle the spans with
+    slot_values_of; the device's bertl14_slots_extract is compared with it on the emulated boards,
+    tests/app/test_boards.py)."""
     import json
     import subprocess
     texts = ["帮我设个一个半小时的计时器", "设置一个两小时二十分钟的定时器", "倒计时两个半小时", "麻烦记时两分钟",
