@@ -97,6 +97,13 @@ def test_tiny_training_run(tmp_path):
         sum(r["intent"] == "none" for r in ds.natural.get("validation", []))
     assert named["ood_named"] == ds.stats["ood_masked"]["validation"] > 0
     assert info["min_score_named"] == named["min_score_named"] and "`min_score_named`" in card
+    # the values of the natural validation sentences as the device reads them, at the chosen thresholds
+    from bertl14_tools.reference.slots import expected_values
+    vals = info["results"]["values_natural_validation"]
+    with_values = sum(bool(expected_values(r)) for r in ds.natural["validation"] if r["intent"] in labels)
+    assert vals["with_values"] == with_values > 0 and 0 <= vals["correct"] <= vals["eligible"] <= with_values
+    assert vals["end_to_end"] == round(vals["correct"] / with_values, 6)
+    assert f"{vals['correct']} of the {with_values} sentences that expect a value" in card
     assert f"`--mask-ood-names 1`): {ds.stats['ood_masked']['train']} written" in card
     # the card's dataset command makes the same data folder again
     data_cmd = next(line for line in card.splitlines() if line.startswith("bertl14 dataset"))

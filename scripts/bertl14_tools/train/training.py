@@ -959,6 +959,20 @@ def choose_named_threshold(masked_probs, masked_rows: list[dict], named_ood_prob
             "ood_as_written": len(plain_ood_probs), "table": table}
 
 
+def values_end_to_end(out: Path, rows: list[dict], threshold: float, threshold_named: float | None) -> dict:
+    """The value slots of `rows` as the device reads them: the Python integer reference of the converted model at
+    the chosen thresholds (reference/slots.ValueScore): `end_to_end`, of every sentence that expects a value, the
+    share answered with the right intent and every value; `accuracy`, the share of those whose intent is right."""
+    from ..model.folder import open_model
+    from ..reference.infer import evaluate as device_evaluate
+    from ..reference.slots import expected_values
+    model = open_model(out, progress=False)
+    res = device_evaluate(model, "ref", [r["text"] for r in rows], [r["intent"] for r in rows], progress=False,
+                          values=[expected_values(r) for r in rows], min_score_milli=round(threshold * 1000),
+                          min_score_named_milli=None if threshold_named is None else round(threshold_named * 1000))
+    return {**res["value_slots"], "split": "natural-validation.jsonl, the integer reference at min_score"}
+
+
 def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = False) -> int:
     """Float figures of a saved model folder. The score threshold `min_score` is chosen on the validation
     split alone (in-domain sentences of the template expansion + the out-of-domain validation part, see
@@ -1028,6 +1042,9 @@ def measure(out: Path, data_dir: Path, no_test: bool = False, as_json: bool = Fa
             accepted = sum(p != "none" for p in accepted_predictions(ood_probs, labels, t))
             results[key] = {"n": len(ood_rows), "accepted": accepted, "rate": round(accepted / len(ood_rows), 4),
                             "min_score": t, "split": "ood test (ood.jsonl), measured only"}
+    if natural.get("validation") and (out / "tags.json").exists():   # the values a round's guard compares
+        results["values_natural_validation"] = values_end_to_end(out, natural["validation"], threshold,
+                                                                 threshold_named)
     if natural.get("test"):     # our natural commands' held-out half: measured, never used to choose
         rows = natural["test"]
         pred = accepted_predictions(probs_of(rows), labels, threshold)
@@ -1306,6 +1323,13 @@ def write_model_card(out: Path, s: dict) -> None:
                   *([f"In-domain validation accuracy as a device with a registry answers (the masked part at "
                      f"min_score_named, the others at min_score): {named['rule_mean']}."] if "rule_mean" in named else []),
                   "Shipped as `min_score_named` in `training.json`.", ""]
+    vals = r.get("values_natural_validation")
+    if vals and vals.get("with_values"):
+        lines += [f"Value slots of the natural validation sentences, as the device reads them (the integer reference "
+                  f"at the thresholds above): {vals['correct']} of the {vals['with_values']} sentences that expect a "
+                  f"value have the right intent and every value (end to end {vals['end_to_end']:.3f}); "
+                  f"{vals['correct']} of the {vals['eligible']} whose intent is right"
+                  + (f" ({vals['accuracy']:.3f})." if vals["eligible"] else "."), ""]
     if sel:
         lines += ["Measured only, never used to choose (float):", ""]
     for key, what in (("ood_false_accept", "without threshold"), ("ood_false_accept_at_threshold", "at min_score")):
