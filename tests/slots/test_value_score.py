@@ -1,6 +1,7 @@
 """How `bertl14 eval` scores the value slots (reference/slots.py ValueScore, same_value): the share of the sentences
 whose intent is right with every expected value right (`accuracy`), and the share of every sentence that expects a
-value (`end_to_end`); the C library and the Python reference score the same."""
+value (`end_to_end`); the C engine's tags and the reference's score the same (both read the values with
+tagging.slot_values_of; the device's own reader is compared on the emulated boards, tests/app/test_boards.py)."""
 from __future__ import annotations
 
 import json
