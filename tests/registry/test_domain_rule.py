@@ -292,3 +292,22 @@ def test_predict_and_eval_cli_apply_the_rule(homes, tmp_path):
     with_domains = len(D.load_intent_domains(REPO / "models" / "intent-en"))   # the labels its table lists
     changed = sum("argmax" in g for g in got["ref"])                        # the answers the rule changed
     assert res["accuracy"] == 1.0 and res["domain_rule"] == {"labels_with_domains": with_domains, "changed": changed}
+
+
+def test_the_float_engine_scores_the_rule_as_the_device(homes):
+    """`--engine float` answers with the same rule: the allowed label's softmax over the allowed labels alone, in
+    floating point, within a thousandth or two of the integer engines' score."""
+    from bertl14_tools.model import float_engine
+    from bertl14_tools.reference.infer import Answerer, Entities
+    from bertl14_tools.model.folder import open_model
+    model = open_model(REPO / "models" / "intent-en", progress=False)
+    flt = Answerer(model, "float", Entities(homes / "fan.yaml", model, "float"), 0)
+    ref = Answerer(model, "ref", Entities(homes / "fan.yaml", model, "ref"), 0)
+    fan, fan_ref = flt(TEXTS[0]), ref(TEXTS[0])
+    assert fan.label == fan_ref.label == "HassFanSetSpeed" and fan.allowed == fan_ref.allowed
+    logits = flt.eng.predict(model.encode(fan.masked)).logits
+    ok = np.asarray(fan.allowed, bool)
+    expected = float_engine.softmax(logits[ok])[list(np.flatnonzero(ok)).index(model.labels.index(fan.label))]
+    assert abs(fan.score - expected) < 1e-9
+    assert abs(fan.score_milli - fan_ref.score_milli) <= 3    # float against the integer engines
+    assert fan.score > float_engine.softmax(logits)[model.labels.index(fan.label)]   # not over every label

@@ -103,10 +103,11 @@ class FloatEngine:
         return [int(t) for t in self._last.tags]
 
     def choose(self, p: Prediction, allowed: list[bool]) -> Prediction:
-        """The domain rule in floating point: the best allowed logit, its softmax probability."""
+        """The best allowed logit and its softmax probability over the allowed labels, in floating point (as
+        bertl14_classify_allowed computes it in fixed point)."""
         ok = np.asarray(allowed, bool) if any(allowed) else np.ones(len(allowed), bool)
         label = int(np.flatnonzero(ok)[np.argmax(p.logits[ok])])
-        prob = float(self.fe.softmax(p.logits)[label])
+        prob = float(self.fe.softmax(p.logits[ok])[int(np.flatnonzero(np.flatnonzero(ok) == label)[0])])
         return Prediction(label, prob, p.tokens, int(round(prob * 1000)), p.logits)
 
 
