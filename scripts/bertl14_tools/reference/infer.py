@@ -107,7 +107,7 @@ class FloatEngine:
         bertl14_classify_allowed computes it in fixed point)."""
         ok = np.asarray(allowed, bool) if any(allowed) else np.ones(len(allowed), bool)
         label = int(np.flatnonzero(ok)[np.argmax(p.logits[ok])])
-        prob = float(self.fe.softmax(p.logits[ok])[int(np.flatnonzero(np.flatnonzero(ok) == label)[0])])
+        prob = float(self.fe.softmax(np.where(ok, p.logits, -np.inf))[label])   # the others weigh nothing
         return Prediction(label, prob, p.tokens, int(round(prob * 1000)), p.logits)
 
 
