@@ -94,6 +94,9 @@ def test_nearest_neighbours_leave_out_forms_of_the_word(tmp_path):
     (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
     nn = augment.nearest_neighbours(tmp_path / "model.safetensors", tmp_path / "vocab.txt", {"turn", "missing"})
     assert nn == {"turn": ["flip"]}      # not "turned" (a form of it), not "banana" (far), not "##s" (a piece)
+    # the table the augmenter uses answers any word on demand, the same as for a set of words
+    table = augment.NeighbourTable(tmp_path / "model.safetensors", tmp_path / "vocab.txt")
+    assert table.get("missing") == [] and table.get("turn") == ["flip"] and table.get("flip") == ["turned", "turn"]
 
 
 def test_train_with_augmented_distillation(tmp_path, monkeypatch):

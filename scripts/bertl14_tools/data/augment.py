@@ -97,39 +97,57 @@ def zh_number_words(n: int) -> str:
 WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
+class NeighbourTable:
+    """word -> up to `k` other whole words of a teacher's vocabulary whose input embeddings are nearest to it (cosine
+    >= `min_cosine`), for the ASCII words the teacher has as one piece; [] for the others. Forms of the same word (the
+    first three letters alike: "turned" of "turn") are left out: they teach little a typo does not.
+
+    A word's neighbours are computed the first time it is asked, one word at a time: a variant's edits bring in words
+    its sentence did not have ("hey can you", a typo), and a product over a batch of words may round differently
+    from one over another batch, so a table built for the words of one data folder would make a sentence's variants
+    depend on the other sentences of the folder."""
+
+    def __init__(self, embedding_file: Path, vocab_file: Path, k: int = 8, min_cosine: float = 0.3):
+        import numpy as np
+        from safetensors.numpy import load_file
+        tables = load_file(str(embedding_file))
+        key = next(k_ for k_ in tables if k_.endswith("embeddings.word_embeddings.weight"))
+        self.table = tables[key].astype(np.float32)
+        self.vocab = vocab_file.read_text(encoding="utf-8").splitlines()
+        self.candidates = [i for i, p in enumerate(self.vocab) if len(p) >= 2 and WORD.fullmatch(p)]
+        self.index = {self.vocab[i]: i for i in self.candidates}
+        cand = self.table[self.candidates]
+        self.cand = cand / (np.linalg.norm(cand, axis=1, keepdims=True) + 1e-9)
+        self.k, self.min_cosine = k, min_cosine
+        self.known: dict[str, list[str]] = {}
+
+    def get(self, word: str) -> list[str]:
+        """The neighbours of `word` ([] when the teacher has none for it)."""
+        if word not in self.known:
+            self.known[word] = self._nearest(word) if word in self.index else []
+        return self.known[word]
+
+    def _nearest(self, word: str) -> list[str]:
+        import numpy as np
+        q = self.table[self.index[word]]
+        sims = self.cand @ (q / (np.linalg.norm(q) + 1e-9))
+        best = np.argsort(-sims, kind="stable")[:4 * self.k]
+        return [self.vocab[self.candidates[j]] for j in best
+                if self.vocab[self.candidates[j]][:3] != word[:3] and sims[j] >= self.min_cosine][:self.k]
+
+
 def nearest_neighbours(embedding_file: Path, vocab_file: Path, words: set[str], k: int = 8,
                        min_cosine: float = 0.3) -> dict[str, list[str]]:
-    """word -> up to `k` other whole words of the teacher's vocabulary whose input embeddings are nearest to it
-    (cosine >= `min_cosine`), for the ASCII words of `words` the teacher has as one piece. Forms of the same word
-    (the first three letters alike: "turned" of "turn") are left out: they teach little a typo does not."""
-    import numpy as np
-    from safetensors.numpy import load_file
-    tables = load_file(str(embedding_file))
-    key = next(k_ for k_ in tables if k_.endswith("embeddings.word_embeddings.weight"))
-    table = tables[key].astype(np.float32)
-    vocab = vocab_file.read_text(encoding="utf-8").splitlines()
-    candidates = [i for i, p in enumerate(vocab) if len(p) >= 2 and WORD.fullmatch(p)]
-    index = {vocab[i]: i for i in candidates}
-    cand = table[candidates]
-    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-9
-    asked = sorted(w for w in words if w in index)
-    out: dict[str, list[str]] = {}
-    for b in range(0, len(asked), 512):
-        part = asked[b:b + 512]
-        q = table[[index[w] for w in part]]
-        q /= np.linalg.norm(q, axis=1, keepdims=True) + 1e-9
-        sims = q @ cand.T
-        for row, w in zip(sims, part):
-            best = np.argsort(-row)[:4 * k]
-            out[w] = [vocab[candidates[j]] for j in best
-                      if vocab[candidates[j]][:3] != w[:3] and row[j] >= min_cosine][:k]
-    return {w: n for w, n in out.items() if n}
+    """word -> its neighbours (NeighbourTable), for the words of `words` that have any."""
+    table = NeighbourTable(embedding_file, vocab_file, k, min_cosine)
+    return {w: n for w in sorted(words) if (n := table.get(w))}
 
 
 class Augmenter:
-    """Variants of sentences in one language (module doc); `neighbours` from nearest_neighbours (English)."""
+    """Variants of sentences in one language (module doc); `neighbours` (English): a NeighbourTable, or a dict of
+    word -> replacement words."""
 
-    def __init__(self, lang: str, neighbours: dict[str, list[str]] | None = None, seed: int = 0,
+    def __init__(self, lang: str, neighbours: NeighbourTable | dict[str, list[str]] | None = None, seed: int = 0,
                  keep_label: bool = False):
         self.lang = "zh-CN" if lang.startswith("zh") else "en"
         self.neighbours = neighbours or {}
@@ -159,11 +177,11 @@ class Augmenter:
         return [m for m in WORD.finditer(text.lower()) if not (m.start() > 0 and text[m.start() - 1] == "[")]
 
     def replace_word(self, text: str) -> str:
-        spots = [m for m in self._words(text) if m.group() in self.neighbours]
+        spots = [m for m in self._words(text) if self.neighbours.get(m.group())]
         if not spots:
             return self.filler(text)
         m = self.rng.choice(spots)
-        return text[:m.start()] + self.rng.choice(self.neighbours[m.group()]) + text[m.end():]
+        return text[:m.start()] + self.rng.choice(self.neighbours.get(m.group())) + text[m.end():]
 
     def filler(self, text: str) -> str:
         zh = self.lang == "zh-CN"

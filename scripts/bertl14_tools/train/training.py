@@ -1135,12 +1135,11 @@ def augmented_texts(teacher: Path | None, rows: list[dict], count: int, lang: st
     sentence's label. Variant k of a sentence depends on the seed, k and the sentence only
     (Augmenter.variant_of), so the teacher's cached answers to the other variants stay valid when the data folder
     changes."""
-    from ..data.augment import Augmenter, WORD, nearest_neighbours
+    from ..data.augment import Augmenter, NeighbourTable
     if teacher is None:
         aug = Augmenter(lang, seed=seed, keep_label=True)
     else:
-        words = {w for r in rows for w in WORD.findall(r["text"].lower())}
-        aug = Augmenter(lang, nearest_neighbours(teacher / "model.safetensors", teacher / "vocab.txt", words), seed)
+        aug = Augmenter(lang, NeighbourTable(teacher / "model.safetensors", teacher / "vocab.txt"), seed)
     return [aug.variant_of(r["text"], k) for k in range(count) for r in rows]
 
 
