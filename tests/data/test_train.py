@@ -171,6 +171,33 @@ def test_training_goes_on_from_a_model(tmp_path, capsys):
     assert not (tmp_path / "x").exists()
 
 
+def test_train_only_slots_keeps_the_encoder_and_the_intents(tmp_path, capsys):
+    torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+    pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")
+    from safetensors.torch import load_file
+    common = small_english_data(tmp_path)     # scores calibrated: the kept intent head keeps its temperature
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert main(["train", "--arch", "tiny", "--out", str(first), "--max-steps", "3", *common]) == 0
+    assert main(["train", "--init", str(first), "--out", str(second), "--max-steps", "3", "--lr", "1e-2",
+                 "--train-only", "slots", *common]) == 0
+    a, b = load_file(str(first / "model.safetensors")), load_file(str(second / "model.safetensors"))
+    for name in a:       # every weight but the slot tagger's is the first model's; the tagger has learnt
+        if name.startswith("token_classifier."):
+            assert not torch.allclose(a[name], b[name]), name
+        else:
+            assert torch.equal(a[name], b[name]), name
+    info = json.loads((second / "training.json").read_text())["training"]
+    assert info["train_only"] == "slots" and "--train-only slots" in info["command"]
+    assert info["temperature"] == json.loads((first / "training.json").read_text())["training"]["temperature"]
+    # there is nothing to keep without --init, and nothing to train without a slot tagger
+    for bad in ([], ["--init", str(first), "--slot-weight", "0"]):
+        capsys.readouterr()
+        assert main(["train", "--arch", "tiny", "--out", str(tmp_path / "x"), "--train-only", "slots", *bad,
+                     *common]) == 2
+        assert "--train-only slots trains the slot tagger of an --init model alone" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_average_of_models_of_one_lineage(tmp_path, capsys):
     torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
     pytest.importorskip("transformers", reason="transformers not installed (pip install -e '.[train]')")

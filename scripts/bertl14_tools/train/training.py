@@ -253,6 +253,9 @@ def check_options(args) -> None:
          "--teacher-weight must be a fraction in [0, 1] (e.g. 0.5)"),
         (number(args.slot_weight) and args.slot_weight >= 0,
          "--slot-weight must be 0 (no slot tagger) or positive (e.g. 1)"),
+        (args.train_only != "slots" or (args.init and args.slot_weight > 0 and not args.teacher),
+         "--train-only slots trains the slot tagger of an --init model alone: give --init MODEL, a --slot-weight "
+         "above 0 and no --teacher"),
     ]
     for ok, message in problems:
         if not ok:
@@ -715,7 +718,15 @@ def run(args) -> int:
     steps_per_epoch = math.ceil(len(epoch_order(y.tolist(), random.Random(0), none_id, args.none_weight,
                                                 args.balance)[0]) / args.batch)
     total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    if args.train_only == "slots":   # the encoder and the intent head stay as --init made them: the same intents
+        if model.token_classifier is None:
+            raise UserError("--train-only slots: the data have no slot spans, so there is no slot tagger to train")
+        if json.loads((Path(args.init) / "labels.json").read_text(encoding="utf-8")) != labels:
+            raise UserError(f"--train-only slots keeps the intent head of --init {args.init}: give data with its "
+                            "labels (the same intents, in its labels.json), or train every weight")
+        for name, param in model.named_parameters():
+            param.requires_grad = name.startswith("token_classifier.")
+    optimizer = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=lr, weight_decay=0.01)
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
@@ -808,10 +819,15 @@ def run(args) -> int:
     train_seconds = time.time() - t_start
     # calibrated scores: the intent logits divided by the temperature that fits the validation split best,
     # folded into the classifier so the converted model (and the device) gives the calibrated score
-    temperature = fit_temperature(model, tokenizer, val_rows, label_id) if args.calibrate else 1.0
-    with torch.no_grad():
-        model.classifier.weight /= temperature
-        model.classifier.bias /= temperature
+    if args.train_only == "slots":   # --init's intent head as it was, its temperature folded in: the same scores
+        temperature = json.loads((Path(args.init) / "training.json").read_text()).get("training", {}).get(
+            "temperature") or 1.0
+        model.classifier.load_state_dict(Joint.from_pretrained(Path(args.init)).classifier.state_dict())
+    else:
+        temperature = fit_temperature(model, tokenizer, val_rows, label_id) if args.calibrate else 1.0
+        with torch.no_grad():
+            model.classifier.weight /= temperature
+            model.classifier.bias /= temperature
 
     # ---- save the Hugging Face folder
     model.eval()
@@ -846,7 +862,7 @@ def run(args) -> int:
                 "augment": args.augment, "augment_slots": args.augment_slots, "init": args.init,
                 "teacher_weight": args.teacher_weight,
                 "none_weight": args.none_weight, "word_dropout": args.word_dropout, "slot_weight": args.slot_weight,
-                "init_embeddings": args.init_embeddings,
+                "init_embeddings": args.init_embeddings, "train_only": args.train_only,
                 "temperature": temperature, "slot_tags": len(tags),
                 "train_seconds": round(train_seconds), "history": history, "command": command_line(args),
                 "train_sentences": len(train_rows), "dataset": stats, "data": args.data,
@@ -1430,6 +1446,10 @@ def register(subparsers) -> None:
                         "a score threshold keeps its meaning)")
     p.add_argument("--slot-weight", type=ui.non_negative_float, default=1.0, metavar="W",
                    help="weight of the slot-tagging loss beside the intent loss; 0 trains no slot tagger (default 1)")
+    p.add_argument("--train-only", choices=["all", "slots"], default="all",
+                   help="slots: train the slot tagger of the --init model alone, its encoder and intent head kept as "
+                        "they are (the same intents and scores; values read from new data, or read better); "
+                        "all: every weight (default all)")
     p.add_argument("--calibration", type=ui.non_negative_int, default=300, metavar="N",
                    help="calibration sentences to ship (default 300)")
     p.add_argument("--no-test", action="store_true", help="do not evaluate on the public test sentences")
@@ -1472,7 +1492,8 @@ def command_line(args) -> str:
                                  ("--word-dropout", args.word_dropout, 0.0), ("--slot-weight", args.slot_weight, 1.0),
                                  ("--max-steps", args.max_steps, None), ("--calibration", args.calibration, 300),
                                  ("--patience", args.patience, 3), ("--balance", args.balance, "classes"),
-                                 ("--min-intent-accuracy", args.min_intent_accuracy, 0.8)):
+                                 ("--min-intent-accuracy", args.min_intent_accuracy, 0.8),
+                                 ("--train-only", args.train_only, "all")):
         if value != default:
             parts += [flag, str(value)]
     return " ".join(shlex.quote(p) for p in parts)
