@@ -718,6 +718,7 @@ def run(args) -> int:
     steps_per_epoch = math.ceil(len(epoch_order(y.tolist(), random.Random(0), none_id, args.none_weight,
                                                 args.balance)[0]) / args.batch)
     total_steps = steps_per_epoch * args.epochs if args.max_steps is None else args.max_steps
+    kept_intent_head = None   # (temperature, calibrated intent head) of --init, restored as they were after training
     if args.train_only == "slots":   # the encoder and the intent head stay as --init made them: the same intents
         if model.token_classifier is None:
             raise UserError("--train-only slots: the data have no slot spans, so there is no slot tagger to train")
@@ -726,6 +727,9 @@ def run(args) -> int:
                             "labels (the same intents, in its labels.json), or train every weight")
         for name, param in model.named_parameters():
             param.requires_grad = name.startswith("token_classifier.")
+        init_info = json.loads((Path(args.init) / "training.json").read_text(encoding="utf-8")).get("training", {})
+        kept_intent_head = (init_info.get("temperature") or 1.0,
+                            Joint.from_pretrained(Path(args.init)).classifier.state_dict())
     optimizer = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=lr, weight_decay=0.01)
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -819,10 +823,9 @@ def run(args) -> int:
     train_seconds = time.time() - t_start
     # calibrated scores: the intent logits divided by the temperature that fits the validation split best,
     # folded into the classifier so the converted model (and the device) gives the calibrated score
-    if args.train_only == "slots":   # --init's intent head as it was, its temperature folded in: the same scores
-        temperature = json.loads((Path(args.init) / "training.json").read_text()).get("training", {}).get(
-            "temperature") or 1.0
-        model.classifier.load_state_dict(Joint.from_pretrained(Path(args.init)).classifier.state_dict())
+    if kept_intent_head:   # --init's intent head as it was, its temperature folded in: the same scores
+        temperature, head = kept_intent_head
+        model.classifier.load_state_dict(head)
     else:
         temperature = fit_temperature(model, tokenizer, val_rows, label_id) if args.calibrate else 1.0
         with torch.no_grad():
