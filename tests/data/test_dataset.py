@@ -265,6 +265,44 @@ def test_out_of_domain_split_is_three_way_stable_and_seed_free():
     assert 0.18 < shares["test"] < 0.32 and 0.18 < shares["validation"] < 0.32
 
 
+def test_own_out_of_domain_file_joins_ours_split_by_the_hash(tmp_path, capsys):
+    """--ood FILE: the user's near misses join the `none` class, each in the split its hash gives it, next to ours
+    (which keep their places); a sentence ours already has counts once; bad files are one-line errors."""
+    own = [f"is the espresso machine descaled yet {i}" for i in range(60)]
+    ours = data.load_ood("en")
+    path = tmp_path / "near-misses.txt"
+    path.write_text("# the coffee machine's near misses\n" + "\n".join(own + [ours[0]]) + "\n\n", encoding="utf-8")
+    base = data.build_dataset("en", per_intent=1, seed=0)
+    ds = data.build_dataset("en", per_intent=1, seed=0, ood_files=[str(path)])
+
+    def none_texts(rows):
+        return {r["text"] for r in rows if r["intent"] == data.NONE_LABEL}
+    parts = {"train": none_texts(ds.train), "validation": none_texts(ds.validation), "test": none_texts(ds.ood_eval)}
+    before = {"train": none_texts(base.train), "validation": none_texts(base.validation),
+              "test": none_texts(base.ood_eval)}
+    for name in parts:
+        assert parts[name] - before[name] == {t for t in own if data.ood_part(t) == name}
+        assert before[name] <= parts[name]
+    assert len({data.ood_part(t) for t in own}) == 3         # the file reaches every split
+    assert ds.stats["ood_files"] == [str(path)] and ds.stats["ood_from_files"] == 61
+    assert ds.stats["ood_split"]["test"] == base.stats["ood_split"]["test"] + sum(data.ood_part(t) == "test"
+                                                                                   for t in own)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing yet\n", encoding="utf-8")
+    with pytest.raises(UserError, match="has no sentences"):
+        data.build_dataset("en", per_intent=1, ood_files=[str(empty)])
+    with pytest.raises(UserError, match="not found"):
+        data.build_dataset("en", per_intent=1, ood_files=[str(tmp_path / "missing.txt")])
+    with pytest.raises(UserError, match="--no-ood"):
+        data.build_dataset("en", per_intent=1, ood=False, ood_files=[str(path)])
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    assert main(["dataset", "--lang", "en", "--out", str(tmp_path / "o"), "--per-intent", "1",
+                 "--ood", str(latin1)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not UTF-8" in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
 @pytest.mark.parametrize("lang", data.LANGUAGES)
 def test_no_test_sentence_in_our_lists(lang):
     folder = find_test_data()

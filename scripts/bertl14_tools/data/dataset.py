@@ -273,6 +273,21 @@ def load_ood(lang: str) -> list[str]:
     return [line for i, path in enumerate(paths) if i == 0 or path.exists() for line in read_lines(path)]
 
 
+def load_user_ood(paths: list[str]) -> list[str]:
+    """The out-of-domain sentences of the user's own text files (`--ood`: one a line, `#` comments, UTF-8), in file
+    order. They join ours and are split like them, by a hash of each sentence."""
+    from ..textio import read_text
+    sentences = []
+    for path in paths:
+        lines = [line.strip() for line in read_text(path, "out-of-domain file").splitlines()]
+        own = [line for line in lines if line and not line.startswith("#")]
+        if not own:
+            raise UserError(f"out-of-domain file {path} has no sentences: write one sentence a line "
+                            "(lines starting with # are comments)")
+        sentences += own
+    return sentences
+
+
 def load_intents(lang: str, extra_files: list[str] | None = None, builtin: bool = True,
                  wildcards: dict | None = None):
     """hassil `Intents` for Home Assistant's `lang` templates plus the user's YAML files. `wildcards`, when given,
@@ -622,7 +637,7 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
                   builtin: bool = True, val_fraction: float = 0.1, ood: bool = True,
                   only_intents: list[str] | None = None, mask_names: float = 0.0,
                   compose_names: float = 0.0, ood_generated: int = 0, wildcard_words: float = 0.0,
-                  split: str = "hash", mask_ood_names: float = 0.0) -> Dataset:
+                  split: str = "hash", mask_ood_names: float = 0.0, ood_files: list[str] | None = None) -> Dataset:
     """`mask_names`: the fraction of name-bearing sentences (a `{name}`, `{area}` or `{floor}` in the template)
     written with placeholders instead of the names (chosen by `mask_chosen`). With a fraction above 0 the
     validation split holds both forms of each of its name-bearing sentences (a masked and an unmasked
@@ -630,8 +645,12 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     `mask_ood_names`: the fraction of the out-of-domain training sentences naming a device or area of the name lists
     (OodNameMasker) also written masked, as a device with a registry reads them, chosen by `mask_chosen`
     (generated ones are written masked instead); the validation split then holds both forms of each of its
-    out-of-domain sentences that names one. The held-out ood.jsonl stays as written."""
+    out-of-domain sentences that names one. The held-out ood.jsonl stays as written.
+    `ood_files`: the user's own out-of-domain sentences (text files, one a line), added to ours and split the
+    same way (`ood_part`); a sentence ours already has counts once."""
     check_lang(lang)
+    if ood_files and not ood:
+        raise UserError("--ood adds sentences to the out-of-domain class that --no-ood leaves out: give one of them")
     if not 0 <= mask_names <= 1:
         raise UserError("--mask-names must be a fraction in [0, 1] (e.g. 0.5: half the name-bearing sentences masked)")
     if not 0 <= wildcard_words <= 1:
@@ -683,6 +702,12 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         for key in found:
             owners.setdefault(key, set()).add(name)
     ood_sentences = load_ood(lang) if ood else []
+    user_ood = load_user_ood(ood_files) if ood_files else []
+    seen_ood = {normalize(t) for t in ood_sentences}
+    for text in user_ood:
+        if normalize(text) not in seen_ood:
+            seen_ood.add(normalize(text))
+            ood_sentences.append(text)
     for text in ood_sentences:
         owners.setdefault(normalize(text), set()).add(NONE_LABEL)
     conflicts = sorted(key for key, labels in owners.items() if len(labels) > 1)
@@ -776,6 +801,9 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
         stats["masked"] = {"train": sum(bool(r.get("masked")) for r in train),
                            "validation": sum(bool(r.get("masked")) for r in validation),
                            "validation_other_forms_added": added_forms}
+    if ood_files:
+        stats["ood_files"] = list(ood_files)
+        stats["ood_from_files"] = len(user_ood)
     if masker:
         stats["mask_ood_names"] = mask_ood_names
         stats["ood_masked"] = ood_masked
@@ -1032,7 +1060,7 @@ def run(args) -> int:
                        mask_names=args.mask_names, compose_names=args.compose_names,
                        wildcard_words=args.wildcard_words,
                        ood_generated=args.ood_generated, split=args.split,
-                       mask_ood_names=args.mask_ood_names)
+                       mask_ood_names=args.mask_ood_names, ood_files=args.ood)
     out = Path(args.out)
     write_dataset(ds, out)
     s = ds.stats
@@ -1085,6 +1113,12 @@ def register(subparsers) -> None:
                    help="your own hassil intents YAML files (one flag with several files, or the flag again)")
     p.add_argument("--no-builtin", action="store_true", help="only the --intents files, not Home Assistant's")
     p.add_argument("--no-ood", action="store_true", help="no out-of-domain `none` class")
+    p.add_argument("--ood", nargs="+", action="extend", metavar="FILE",
+                   help="your own out-of-domain sentences (UTF-8 text, one a line, # comments): what people say near "
+                        "your device that is not one of its commands (\"is the espresso machine descaled yet?\" "
+                        "when no intent answers it). Added to ours and split the same way, by a hash of each "
+                        "sentence: half training, a quarter validation (it chooses the threshold), a quarter "
+                        "held-out (ood.jsonl)")
     p.add_argument("--val-fraction", type=ui.fraction, default=0.1, metavar="FRACTION",
                    help="share of each intent's sentences kept for validation (default 0.1)")
     p.add_argument("--split", choices=SPLITS, default="hash",

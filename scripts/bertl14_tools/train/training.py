@@ -1253,6 +1253,7 @@ def write_model_card(out: Path, s: dict) -> None:
                 + (f" --mask-ood-names {ds['mask_ood_names']:g}" if ds.get("mask_ood_names") else "")
                 + (" --intents " + " ".join(ds["intent_files"]) if ds.get("intent_files") else "")
                 + (" --no-builtin" if ds.get("builtin_intents") is False else "")
+                + (" --ood " + " ".join(ds["ood_files"]) if ds.get("ood_files") else "")
                 + (" --no-ood" if ds.get("ood") is False else ""))
     builtin = ds.get("builtin_intents", True)
     lines = [f"# {out.name}", "",
@@ -1267,7 +1268,10 @@ def write_model_card(out: Path, s: dict) -> None:
                 + (", merged with Home Assistant's" if builtin else ", alone: `--no-builtin`; their lists and "
                    "wildcard phrases fill their slots, `{name}`/`{area}`/`{floor}` come from bertl14's own lists")
                 + ")."] if ds.get("intent_files") else []),
-             *(["- Out-of-domain sentences written for bertl14 form the `none` class (split by a hash of the sentence: "
+             *(["- Out-of-domain sentences written for bertl14"
+                + (f" and {ds['ood_from_files']} of the user's (`--ood` {', '.join('`' + f + '`' for f in ds['ood_files'])})"
+                   if ds.get("ood_files") else "")
+                + " form the `none` class (split by a hash of the sentence: "
                 "half training, a quarter validation, a quarter held-out test)."] if ds.get("ood", True) else
                ["- No out-of-domain `none` class (`--no-ood`): every sentence gets one of the intents."]),
              f"- {t.get('train_sentences', '?')} training sentences, {ds.get('validation', '?')} validation, "
