@@ -184,9 +184,11 @@ def load_slot_values(lang: str) -> dict:
     return values
 
 
-def read_lines(path: Path) -> list[str]:
-    """The lines of one of our data text files, stripped, without blank lines and `#` comments."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+def read_lines(path: Path | str, what: str = "data file") -> list[str]:
+    """The lines of a UTF-8 text file (ours, or the user's), stripped, without blank lines and `#` comments; a
+    missing or unreadable file is a UserError that names it as `what`."""
+    from ..textio import read_text
+    lines = read_text(path, what).splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
@@ -277,11 +279,9 @@ def load_ood(lang: str) -> list[str]:
 def load_user_ood(paths: list[str]) -> list[str]:
     """The out-of-domain sentences of the user's own text files (`--ood`: one a line, `#` comments, UTF-8), in file
     order. They join ours and are split like them, by a hash of each sentence."""
-    from ..textio import read_text
     sentences = []
     for path in paths:
-        lines = [line.strip() for line in read_text(path, "out-of-domain file").splitlines()]
-        own = [line for line in lines if line and not line.startswith("#")]
+        own = read_lines(path, "out-of-domain file")
         if not own:
             raise UserError(f"out-of-domain file {path} has no sentences: write one sentence a line "
                             "(lines starting with # are comments)")
@@ -706,8 +706,8 @@ def build_dataset(lang: str, per_intent: int = 1000, seed: int = 0, intent_files
     user_ood = load_user_ood(ood_files) if ood_files else []
     seen_ood = {normalize(t) for t in ood_sentences}
     for text in user_ood:
-        if normalize(text) not in seen_ood:
-            seen_ood.add(normalize(text))
+        if (key := normalize(text)) not in seen_ood:
+            seen_ood.add(key)
             ood_sentences.append(text)
     for text in ood_sentences:
         owners.setdefault(normalize(text), set()).add(NONE_LABEL)
