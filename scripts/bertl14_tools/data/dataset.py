@@ -266,7 +266,7 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 OOD_FILES = ("ood-{lang}.txt", "ood-extra-{lang}.txt", "ood-more-{lang}.txt", "ood-nearby-{lang}.txt",
              "ood-beside-{lang}.txt", "ood-household-{lang}.txt",
              "ood-talk-{lang}.txt", "ood-wider-{lang}.txt",
-             "ood-around-{lang}.txt")  # in the order they were written
+             "ood-around-{lang}.txt", "ood-aside-{lang}.txt")  # in the order they were written
 
 
 def load_ood(lang: str) -> list[str]:
